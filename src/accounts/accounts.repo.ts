@@ -1,0 +1,162 @@
+// SQL for accounts, the credit ledger, tokens and the balance notification. No rules here.
+import type { Executor } from '../store/db.ts';
+import type { BalanceNotificationsTable } from '../store/schema.ts';
+
+export interface NewAccount {
+  parent_id: number | null;
+  email: string;
+  password_hash: string;
+  first_name: string | null;
+  last_name: string | null;
+  company: string | null;
+  credits: number;
+  unlimited: number;
+  created_at: number;
+}
+
+export const accountsRepo = {
+  async insert(db: Executor, account: NewAccount): Promise<number> {
+    const row = await db.insertInto('accounts').values(account).returning('id').executeTakeFirstOrThrow();
+    return row.id;
+  },
+
+  find(db: Executor, id: number) {
+    return db
+      .selectFrom('accounts')
+      .select([
+        'id',
+        'parent_id',
+        'email',
+        'first_name',
+        'last_name',
+        'company',
+        'credits',
+        'unlimited',
+        'created_at',
+      ])
+      .where('id', '=', id)
+      .executeTakeFirst();
+  },
+
+  findByEmail(db: Executor, email: string) {
+    return db.selectFrom('accounts').select(['id']).where('email', '=', email).executeTakeFirst();
+  },
+
+  /** Adds delta (negative to debit) unless that would take the balance below zero; undefined if it would. */
+  async addCredits(db: Executor, id: number, delta: number): Promise<number | undefined> {
+    const row = await db
+      .updateTable('accounts')
+      .set((eb) => ({ credits: eb('credits', '+', delta) }))
+      .where('id', '=', id)
+      .where((eb) => eb(eb('credits', '+', delta), '>=', 0))
+      .returning('credits')
+      .executeTakeFirst();
+    return row?.credits;
+  },
+
+  async recordLedger(
+    db: Executor,
+    entry: {
+      account_id: number;
+      delta: number;
+      balance_after: number;
+      reason: string;
+      campaign_id: number | null;
+    },
+    now: number,
+  ): Promise<void> {
+    await db
+      .insertInto('credit_ledger')
+      .values({ ...entry, created_at: now })
+      .execute();
+  },
+};
+
+export const tokensRepo = {
+  async insert(
+    db: Executor,
+    token: {
+      account_id: number;
+      name: string;
+      token_hash: string;
+      expires_at: number | null;
+      allowed_ips: string | null;
+    },
+    now: number,
+  ): Promise<number> {
+    const row = await db
+      .insertInto('tokens')
+      .values({ ...token, created_at: now, last_used_at: null })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return row.id;
+  },
+
+  /** The token and its account, for authentication. */
+  findByHash(db: Executor, tokenHash: string) {
+    return db
+      .selectFrom('tokens')
+      .innerJoin('accounts', 'accounts.id', 'tokens.account_id')
+      .select([
+        'tokens.id as token_id',
+        'tokens.account_id',
+        'tokens.expires_at',
+        'tokens.allowed_ips',
+        'tokens.last_used_at',
+        'accounts.parent_id',
+      ])
+      .where('tokens.token_hash', '=', tokenHash)
+      .executeTakeFirst();
+  },
+
+  async touch(db: Executor, id: number, now: number): Promise<void> {
+    await db.updateTable('tokens').set({ last_used_at: now }).where('id', '=', id).execute();
+  },
+
+  list(db: Executor, accountId: number) {
+    return db
+      .selectFrom('tokens')
+      .select(['id', 'name', 'created_at', 'expires_at', 'allowed_ips', 'last_used_at'])
+      .where('account_id', '=', accountId)
+      .orderBy('id')
+      .execute();
+  },
+
+  find(db: Executor, accountId: number, id: number) {
+    return db
+      .selectFrom('tokens')
+      .select(['id', 'name', 'created_at', 'expires_at', 'allowed_ips', 'last_used_at'])
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+  },
+
+  async delete(db: Executor, accountId: number, id: number): Promise<boolean> {
+    const result = await db
+      .deleteFrom('tokens')
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  },
+};
+
+export type NotificationFields = Omit<BalanceNotificationsTable, 'account_id' | 'updated_at'>;
+
+export const notificationRepo = {
+  find(db: Executor, accountId: number) {
+    return db
+      .selectFrom('balance_notifications')
+      .select(['alert_trigger', 'alert_email', 'alert_gsm', 'email', 'phone_number'])
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
+  },
+
+  async upsert(db: Executor, accountId: number, fields: NotificationFields, now: number): Promise<void> {
+    await db
+      .insertInto('balance_notifications')
+      .values({ account_id: accountId, ...fields, updated_at: now })
+      .onConflict((oc) => oc.column('account_id').doUpdateSet({ ...fields, updated_at: now }))
+      .execute();
+  },
+};

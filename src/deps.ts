@@ -1,0 +1,55 @@
+// Composition root: opens the store, applies migrations, and wires repositories into services.
+import pino, { type Logger } from 'pino';
+import { type AccountsService, createAccountsService } from './accounts/accounts.service.ts';
+import type { Config } from './config.ts';
+import { type Clock, systemClock } from './shared/clock.ts';
+import { openStore, type Store } from './store/db.ts';
+import { migrate } from './store/migrate.ts';
+import { createWebhooksService, type WebhooksService } from './webhooks/webhooks.service.ts';
+
+export interface Services {
+  accounts: AccountsService;
+  webhooks: WebhooksService;
+}
+
+export interface Deps {
+  config: Config;
+  clock: Clock;
+  logger: Logger;
+  store: Store;
+  services: Services;
+  close(): Promise<void>;
+}
+
+export function createLogger(config: Pick<Config, 'LOG_LEVEL'>): Logger {
+  return pino({
+    level: config.LOG_LEVEL,
+    redact: ['req.headers.authorization', 'headers.authorization', '*.password', '*.token'],
+  });
+}
+
+export async function createDeps(
+  config: Config,
+  overrides: { clock?: Clock; logger?: Logger; store?: Store } = {},
+): Promise<Deps> {
+  const clock = overrides.clock ?? systemClock;
+  const logger = overrides.logger ?? createLogger(config);
+  const store =
+    overrides.store ??
+    (await openStore(config.DATABASE_URL, {
+      sqliteSynchronous: config.SQLITE_SYNCHRONOUS,
+      pgPoolSize: config.PG_POOL_SIZE,
+    }));
+  await migrate(store);
+  const { db } = store;
+  const accounts = createAccountsService({ db, clock });
+  const webhooks = createWebhooksService({ db, clock });
+  return {
+    config,
+    clock,
+    logger,
+    store,
+    services: { accounts, webhooks },
+    close: () => store.destroy(),
+  };
+}

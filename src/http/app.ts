@@ -1,0 +1,72 @@
+// Builds the API's Fastify instance (never listens: server.ts does, tests use inject).
+import Fastify, { type FastifyBaseLogger } from 'fastify';
+import { accountsRoutes } from '../accounts/accounts.routes.ts';
+import type { Config } from '../config.ts';
+import type { Services } from '../deps.ts';
+import { Status } from '../shared/errors.ts';
+import { webhooksRoutes } from '../webhooks/webhooks.routes.ts';
+import { detectSyntax, parseBody, replyFormatOf } from './body.ts';
+import { errorReply, negotiate } from './envelope.ts';
+import type { App } from './types.ts';
+
+export interface AppDeps {
+  config: Pick<Config, 'BODY_LIMIT_BYTES' | 'TRUST_PROXY'>;
+  logger: FastifyBaseLogger;
+  services: Services;
+}
+
+export function buildApp(deps: AppDeps): App {
+  const { services } = deps;
+  const app = Fastify({
+    loggerInstance: deps.logger,
+    disableRequestLogging: true,
+    bodyLimit: deps.config.BODY_LIMIT_BYTES,
+    trustProxy: deps.config.TRUST_PROXY,
+    return503OnClosing: true,
+    ajv: { customOptions: { coerceTypes: 'array', allErrors: false, removeAdditional: false } },
+  }) as unknown as App;
+
+  app.decorateRequest('bodyFormat', undefined);
+  app.decorateRequest('auth', undefined);
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (request, body, done) => {
+    const syntax = detectSyntax(body as string, request.headers['content-type']);
+    request.bodyFormat = replyFormatOf(syntax);
+    try {
+      done(null, parseBody(body as string, syntax));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    const { httpCode, body } = errorReply(error as Error, request, request.log);
+    negotiate(request, reply);
+    return reply.code(httpCode).send(body);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    negotiate(request, reply);
+    return reply.code(404).send({
+      status: Status.notFound,
+      message: 'Not found',
+      details: `no endpoint ${request.method} ${request.url.split('?')[0]}`,
+    });
+  });
+
+  // Every API route is authenticated; the not-found handler above stays outside this scope.
+  app.register(async (api: App) => {
+    api.addHook('preHandler', async (request, reply) => {
+      negotiate(request, reply);
+      const query = request.query as Record<string, unknown> | undefined;
+      const fromQuery = request.routeOptions.config.queryToken ? query?.token : undefined;
+      const credential =
+        request.headers.authorization ?? (typeof fromQuery === 'string' ? fromQuery : undefined);
+      request.auth = await services.accounts.authenticate(credential, request.ip);
+    });
+    accountsRoutes(api, services.accounts);
+    webhooksRoutes(api, services.webhooks);
+  });
+
+  return app;
+}

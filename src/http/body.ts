@@ -1,0 +1,48 @@
+// Request bodies: JSON, XML, or a form whose `data` field holds JSON (legacy clients). The declared
+// Content-Type decides; when it is missing or says something else, the first character does.
+import { ApiError, Status } from '../shared/errors.ts';
+import { parseXml } from './xml.ts';
+
+export type BodyFormat = 'json' | 'xml';
+type Syntax = BodyFormat | 'form' | 'empty';
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ApiError(Status.json, `body is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+export function detectSyntax(text: string, contentType: string | undefined): Syntax {
+  const trimmed = text.trim();
+  if (trimmed === '') return 'empty';
+  const type = (contentType ?? '').toLowerCase();
+  if (type.includes('x-www-form-urlencoded')) return 'form';
+  if (type.includes('xml')) return 'xml';
+  if (type.includes('json')) return 'json';
+  if (trimmed[0] === '<') return 'xml';
+  if (trimmed[0] !== '{' && trimmed[0] !== '[' && /^[\w.%-]+=/.test(trimmed)) return 'form';
+  return 'json';
+}
+
+/** The format a reply should default to for this body (a form's `data` is JSON). */
+export const replyFormatOf = (syntax: Syntax): BodyFormat | undefined =>
+  syntax === 'xml' ? 'xml' : syntax === 'json' ? 'json' : undefined;
+
+export function parseBody(text: string, syntax: Syntax): unknown {
+  switch (syntax) {
+    case 'empty':
+      return undefined;
+    case 'xml':
+      return parseXml(text.trim());
+    case 'json':
+      return parseJson(text);
+    case 'form': {
+      const form = new URLSearchParams(text.trim());
+      const data = form.get('data');
+      if (data === null) return Object.fromEntries(form);
+      return parseBody(data, detectSyntax(data, undefined));
+    }
+  }
+}

@@ -1,0 +1,132 @@
+// The `pigeon` command: serve, migrate, and the operator's commands, all on the server's DATABASE_URL.
+import { parseArgs } from 'node:util';
+import { type Config, ConfigError, loadConfig } from './config.ts';
+import { createDeps, type Deps } from './deps.ts';
+import { startServers } from './http/server.ts';
+import { ApiError } from './shared/errors.ts';
+import { idIn } from './shared/ids.ts';
+
+const usage = `usage: pigeon <command>
+
+  serve                                   start the server (API, short links, workers per ROLE)
+  migrate                                 apply pending database migrations
+  account create --email E --password P [--credits N] [--parent ID] [--unlimited]
+  credits add ACCOUNT_ID N
+  token create ACCOUNT_ID --name NAME
+  messages TICKET                         one JSON line per message of a campaign
+
+Configuration comes from the environment; see .env.example.`;
+
+class UsageError extends Error {}
+
+const print = (value: unknown): void => {
+  process.stdout.write(`${JSON.stringify(value)}\n`);
+};
+
+function needId(value: string | undefined, what: string): number {
+  const id = idIn(value);
+  if (id === undefined) throw new UsageError(`${what} must be a positive integer, got "${value ?? ''}"`);
+  return id;
+}
+
+function needInt(value: string | undefined, what: string): number {
+  if (value === undefined || !/^-?\d+$/.test(value)) throw new UsageError(`${what} must be an integer`);
+  return Number(value);
+}
+
+async function withDeps<T>(config: Config, run: (deps: Deps) => Promise<T>): Promise<T> {
+  const deps = await createDeps({ ...config, LOG_LEVEL: 'warn' });
+  try {
+    return await run(deps);
+  } finally {
+    await deps.close();
+  }
+}
+
+async function serve(config: Config): Promise<void> {
+  const deps = await createDeps(config);
+  const running = await startServers(deps);
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    deps.logger.info({ signal }, 'shutting down');
+    await running.stop();
+    await deps.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+}
+
+async function run(argv: string[]): Promise<void> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      email: { type: 'string' },
+      password: { type: 'string' },
+      credits: { type: 'string' },
+      parent: { type: 'string' },
+      unlimited: { type: 'boolean' },
+      name: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [command, sub, ...rest] = positionals;
+  if (values.help || !command) {
+    process.stdout.write(`${usage}\n`);
+    return;
+  }
+  const config = loadConfig();
+  switch (`${command} ${sub ?? ''}`.trim().split(' ')[0]) {
+    case 'serve':
+      return serve(config);
+    case 'migrate':
+      return withDeps(config, async () => print({ migrated: true }));
+    case 'account': {
+      if (sub !== 'create') throw new UsageError('unknown account command; try: account create');
+      if (!values.email || !values.password)
+        throw new UsageError('account create needs --email and --password');
+      const created = await withDeps(config, (deps) =>
+        deps.services.accounts.createAccount({
+          email: values.email!,
+          password: values.password!,
+          credits: values.credits === undefined ? 0 : needInt(values.credits, '--credits'),
+          parentId: values.parent === undefined ? undefined : needId(values.parent, '--parent'),
+          unlimited: values.unlimited ?? false,
+        }),
+      );
+      return print(created);
+    }
+    case 'credits': {
+      if (sub !== 'add') throw new UsageError('unknown credits command; try: credits add ACCOUNT_ID N');
+      const accountId = needId(rest[0], 'ACCOUNT_ID');
+      const amount = needInt(rest[1], 'N');
+      const credits = await withDeps(config, (deps) => deps.services.accounts.addCredits(accountId, amount));
+      return print({ account_id: String(accountId), credits });
+    }
+    case 'token': {
+      if (sub !== 'create')
+        throw new UsageError('unknown token command; try: token create ACCOUNT_ID --name NAME');
+      const accountId = needId(rest[0], 'ACCOUNT_ID');
+      if (!values.name) throw new UsageError('token create needs --name');
+      const { token, token_id } = await withDeps(config, (deps) =>
+        deps.services.accounts.createTokenForCli(accountId, values.name!),
+      );
+      return print({ token_id, token });
+    }
+    default:
+      throw new UsageError(`unknown command "${command}"`);
+  }
+}
+
+run(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof UsageError) process.stderr.write(`pigeon: ${error.message}\n\n${usage}\n`);
+  else if (error instanceof ConfigError) process.stderr.write(`pigeon: ${error.message}\n`);
+  else if (error instanceof ApiError) process.stderr.write(`pigeon: ${error.details}\n`);
+  else if (error instanceof TypeError && (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    process.stderr.write(`pigeon: ${error.message}\n\n${usage}\n`);
+  } else process.stderr.write(`pigeon: ${(error as Error).stack ?? String(error)}\n`);
+  process.exitCode = error instanceof UsageError || error instanceof TypeError ? 2 : 1;
+});

@@ -1,0 +1,76 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, PostgresDialect, type Transaction } from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema.ts';
+import { CachedSqliteDialect } from './sqlite-driver.ts';
+
+export type Db = Kysely<Database>;
+export type Tx = Transaction<Database>;
+/** A query executor: the database itself or an open transaction. Repositories take either. */
+export type Executor = Kysely<Database>;
+export type DialectName = 'sqlite' | 'postgres';
+
+export interface Store {
+  db: Db;
+  dialect: DialectName;
+  destroy(): Promise<void>;
+}
+
+export interface StoreOptions {
+  sqliteSynchronous?: 'NORMAL' | 'FULL';
+  pgPoolSize?: number;
+}
+
+// PostgreSQL sends int8 (our ids, times and counts) as strings; they all fit in a double.
+pg.types.setTypeParser(20, (value) => Number(value));
+
+export const isPostgresUrl = (url: string) => /^postgres(ql)?:\/\//.test(url);
+
+/**
+ * Opens the database named by a DATABASE_URL: `postgres://…` (optionally `?schema=name`, created when
+ * missing), `sqlite:path`, `:memory:`, or a plain file path.
+ */
+export async function openStore(url: string, options: StoreOptions = {}): Promise<Store> {
+  if (isPostgresUrl(url)) return openPostgres(url, options);
+  return openSqlite(url.replace(/^sqlite:(\/\/)?/, ''), options);
+}
+
+function openSqlite(path: string, options: StoreOptions): Store {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const sqlite = new BetterSqlite3(path);
+  sqlite.pragma('journal_mode = WAL');
+  // NORMAL in WAL mode never corrupts and loses nothing on a process crash; FULL also survives power loss.
+  sqlite.pragma(`synchronous = ${options.sqliteSynchronous ?? 'NORMAL'}`);
+  sqlite.pragma('busy_timeout = 10000');
+  sqlite.pragma('foreign_keys = ON');
+  const db = new Kysely<Database>({ dialect: new CachedSqliteDialect(sqlite) });
+  return { db, dialect: 'sqlite', destroy: () => db.destroy() };
+}
+
+async function openPostgres(url: string, options: StoreOptions): Promise<Store> {
+  const parsed = new URL(url);
+  const schema = parsed.searchParams.get('schema');
+  parsed.searchParams.delete('schema');
+  if (schema !== null && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
+    throw new Error(`invalid schema name in DATABASE_URL: ${schema}`);
+  }
+  const connectionString = parsed.toString();
+  if (schema) {
+    const client = new pg.Client({ connectionString });
+    await client.connect();
+    try {
+      await client.query(`create schema if not exists ${schema}`);
+    } finally {
+      await client.end();
+    }
+  }
+  const pool = new pg.Pool({
+    connectionString,
+    max: options.pgPoolSize ?? 10,
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db, dialect: 'postgres', destroy: () => db.destroy() };
+}

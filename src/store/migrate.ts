@@ -1,0 +1,17 @@
+import { type Migration, Migrator } from 'kysely';
+import type { Store } from './db.ts';
+import * as core from './migrations/001-core.ts';
+
+/** Migrations in order; each is told the dialect so column types can differ where they must. */
+const all = { '001-core': core };
+
+/** Applies every pending migration. Safe to run from several processes at once (Kysely takes a lock). */
+export async function migrate(store: Store): Promise<string[]> {
+  const postgres = store.dialect === 'postgres';
+  const migrations: Record<string, Migration> = {};
+  for (const [name, m] of Object.entries(all)) migrations[name] = { up: (db) => m.up(db, postgres) };
+  const migrator = new Migrator({ db: store.db, provider: { getMigrations: async () => migrations } });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

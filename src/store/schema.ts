@@ -1,0 +1,168 @@
+// Row types of every table, as Kysely sees them. Times are milliseconds since the epoch.
+import type { Generated } from 'kysely';
+
+export interface AccountsTable {
+  id: Generated<number>;
+  parent_id: number | null;
+  email: string;
+  password_hash: string;
+  first_name: string | null;
+  last_name: string | null;
+  company: string | null;
+  credits: number;
+  /** 1: the account draws on its parent's credits. */
+  unlimited: number;
+  created_at: number;
+}
+
+export interface CreditLedgerTable {
+  id: Generated<number>;
+  account_id: number;
+  delta: number;
+  balance_after: number;
+  reason: string;
+  campaign_id: number | null;
+  created_at: number;
+}
+
+export interface TokensTable {
+  id: Generated<number>;
+  account_id: number;
+  name: string;
+  token_hash: string;
+  expires_at: number | null;
+  /** JSON array of IPs or CIDRs, or null for any address. */
+  allowed_ips: string | null;
+  created_at: number;
+  last_used_at: number | null;
+}
+
+export interface BalanceNotificationsTable {
+  account_id: number;
+  alert_trigger: string;
+  alert_email: string;
+  alert_gsm: string;
+  email: string;
+  phone_number: string;
+  updated_at: number;
+}
+
+export interface WebhooksTable {
+  id: Generated<number>;
+  account_id: number;
+  type: string;
+  url: string;
+  signature: string | null;
+  secret: string;
+  status: string;
+  last_http_code: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ListsTable {
+  id: Generated<number>;
+  account_id: number;
+  name: string;
+  created_at: number;
+}
+
+export interface ContactsTable {
+  id: Generated<number>;
+  list_id: number;
+  account_id: number;
+  number: string;
+  info1: string | null;
+  info2: string | null;
+  info3: string | null;
+  info4: string | null;
+  created_at: number;
+}
+
+export interface NumberListTable {
+  id: Generated<number>;
+  account_id: number;
+  number: string;
+  created_at: number;
+}
+
+export interface CampaignsTable {
+  id: Generated<number>;
+  account_id: number;
+  /** The account whose credits paid: the parent for an unlimited sub-account. */
+  billed_account_id: number;
+  sender: string | null;
+  text: string;
+  pushtype: string;
+  unicode: number;
+  cost: number;
+  total: number;
+  sent: number;
+  blacklisted: number;
+  duplicated: number;
+  invalid: number;
+  npai: number;
+  not_allowed: number;
+  status: string;
+  due_at: number;
+  created_at: number;
+}
+
+export interface MessagesTable {
+  id: Generated<number>;
+  campaign_id: number;
+  /** Position of the recipient in the campaign, 0-based: links point at (campaign_id, seq). */
+  seq: number;
+  account_id: number;
+  recipient: string;
+  gsmsmsid: string | null;
+  contact_id: number | null;
+  text: string;
+  parts: number;
+  encoding: string;
+  state: string;
+  due_at: number;
+  lease_until: number | null;
+  smsc_id: string | null;
+  dlr_status: number | null;
+  updated_at: number;
+}
+
+export interface LinksTable {
+  id: Generated<number>;
+  code: string;
+  campaign_id: number;
+  message_seq: number;
+  account_id: number;
+  long_url: string;
+  clicks: number;
+  created_at: number;
+}
+
+export interface ClicksTable {
+  id: Generated<number>;
+  link_id: number;
+  campaign_id: number;
+  account_id: number;
+  message_seq: number;
+  clicked_at: number;
+  user_agent: string | null;
+  referer: string | null;
+  ip: string | null;
+}
+
+export interface Database {
+  accounts: AccountsTable;
+  credit_ledger: CreditLedgerTable;
+  tokens: TokensTable;
+  balance_notifications: BalanceNotificationsTable;
+  webhooks: WebhooksTable;
+  lists: ListsTable;
+  contacts: ContactsTable;
+  blacklist: NumberListTable;
+  npai: NumberListTable;
+  campaigns: CampaignsTable;
+  messages: MessagesTable;
+  links: LinksTable;
+  clicks: ClicksTable;
+}

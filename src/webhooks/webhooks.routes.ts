@@ -1,0 +1,34 @@
+import Type from 'typebox';
+import { ok } from '../http/envelope.ts';
+import { type App, caller } from '../http/types.ts';
+import { idIn } from '../shared/ids.ts';
+import type { WebhooksService } from './webhooks.service.ts';
+
+const WebhookBody = Type.Object({
+  webhook: Type.Object({
+    type: Type.Optional(Type.String()),
+    url: Type.Optional(Type.String()),
+    signature: Type.Optional(Type.String()),
+  }),
+});
+const IdParams = Type.Object({ id: Type.String() });
+const StatusBody = Type.Object({ webhook: Type.Object({ status: Type.String() }) });
+
+export function webhooksRoutes(app: App, webhooks: WebhooksService): void {
+  app.post('/webhook', { schema: { body: WebhookBody } }, async (req) =>
+    ok({ webhook: await webhooks.create(caller(req), req.body.webhook) }),
+  );
+  app.get('/webhook', async (req) => ok({ webhooks: await webhooks.list(caller(req)) }));
+  app.get('/webhook/:id', { schema: { params: IdParams } }, async (req) =>
+    ok({ webhook: await webhooks.get(caller(req), idIn(req.params.id)) }),
+  );
+  app.put('/webhook/:id', { schema: { params: IdParams, body: WebhookBody } }, async (req) =>
+    ok({ webhook: await webhooks.update(caller(req), idIn(req.params.id), req.body.webhook) }),
+  );
+  app.put('/webhook/:id/status', { schema: { params: IdParams, body: StatusBody } }, async (req) =>
+    ok({ webhook: await webhooks.setStatus(caller(req), idIn(req.params.id), req.body.webhook.status) }),
+  );
+  app.delete('/webhook/:id', { schema: { params: IdParams } }, async (req) =>
+    ok({ deleted_id: await webhooks.delete(caller(req), idIn(req.params.id)) }),
+  );
+}

@@ -1,0 +1,182 @@
+// One Pigeon per test file and dialect: a fresh SQLite file, or a fresh PostgreSQL schema, a manual
+// clock, and the Fastify app driven through inject.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { XMLParser } from 'fast-xml-parser';
+import pg from 'pg';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, inject } from 'vitest';
+import { type Config, loadConfig } from '../../src/config.ts';
+import { createDeps, type Deps } from '../../src/deps.ts';
+import { buildApp } from '../../src/http/app.ts';
+import type { App } from '../../src/http/types.ts';
+import { ManualClock } from './clock.ts';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface Harness {
+  dialect: Dialect;
+  databaseUrl: string;
+  config: Config;
+  deps: Deps;
+  app: App;
+  clock: ManualClock;
+  /** Creates an account with credits and returns its id and a token. */
+  account(options?: { credits?: number; parentId?: number; unlimited?: boolean }): Promise<TestAccount>;
+  close(): Promise<void>;
+}
+
+export interface TestAccount {
+  id: number;
+  token: string;
+}
+
+export function availableDialects(): Dialect[] {
+  return inject('pgUrl') ? ['sqlite', 'postgres'] : ['sqlite'];
+}
+
+let accountCounter = 0;
+
+export async function createHarness(dialect: Dialect, env: Record<string, string> = {}): Promise<Harness> {
+  let databaseUrl: string;
+  let cleanup: () => Promise<void>;
+  if (dialect === 'postgres') {
+    const schema = `t_${randomBytes(6).toString('hex')}`;
+    const base = inject('pgUrl');
+    databaseUrl = `${base}${base.includes('?') ? '&' : '?'}schema=${schema}`;
+    cleanup = async () => {
+      const client = new pg.Client({ connectionString: base });
+      await client.connect();
+      await client.query(`drop schema if exists ${schema} cascade`);
+      await client.end();
+    };
+  } else {
+    const dir = mkdtempSync(join(tmpdir(), 'pigeon-test-'));
+    databaseUrl = join(dir, 'pigeon.db');
+    cleanup = async () => rmSync(dir, { recursive: true, force: true });
+  }
+  const config = loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', ...env });
+  const clock = new ManualClock();
+  const deps = await createDeps(config, { clock, logger: pino({ level: 'silent' }) });
+  const app = buildApp({ config, logger: deps.logger, services: deps.services });
+  await app.ready();
+  return {
+    dialect,
+    databaseUrl,
+    config,
+    deps,
+    app,
+    clock,
+    async account(options = {}) {
+      accountCounter++;
+      const created = await deps.services.accounts.createAccount({
+        email: `user${accountCounter}-${randomBytes(4).toString('hex')}@example.com`,
+        password: 'correct horse battery',
+        credits: options.credits ?? 1000,
+        parentId: options.parentId,
+        unlimited: options.unlimited,
+      });
+      return { id: Number(created.account_id), token: created.token };
+    },
+    async close() {
+      await app.close();
+      await deps.close();
+      await cleanup();
+    },
+  };
+}
+
+/** Registers `suite` once per available dialect, each with its own harness. */
+export function describeEachDialect(
+  name: string,
+  suite: (get: () => Harness) => void,
+  env: Record<string, string> = {},
+): void {
+  for (const dialect of availableDialects()) {
+    describe(`${name} [${dialect}]`, () => {
+      let harness: Harness | undefined;
+      beforeAll(async () => {
+        harness = await createHarness(dialect, env);
+      });
+      afterAll(async () => {
+        await harness?.close();
+      });
+      suite(() => {
+        if (!harness) throw new Error('harness not ready');
+        return harness;
+      });
+    });
+  }
+}
+
+const xmlArrays = new Set([
+  'response.webhooks',
+  'response.tokens',
+  'response.lists',
+  'response.campaign',
+  'response.campaigns',
+  'response.contacts',
+  'response.allowed_ips',
+]);
+const responseParser = new XMLParser({
+  parseTagValue: false,
+  ignoreDeclaration: true,
+  isArray: (_name, jpath) => xmlArrays.has(String(jpath)),
+});
+
+export interface CallOptions {
+  token?: string;
+  json?: unknown;
+  xml?: string;
+  body?: string;
+  contentType?: string;
+  accept?: string;
+  query?: Record<string, string>;
+  headers?: Record<string, string>;
+}
+
+export interface CallResult {
+  httpCode: number;
+  contentType: string;
+  raw: string;
+  // biome-ignore lint/suspicious/noExplicitAny: tests read response fields freely.
+  body: any;
+}
+
+/** Calls the API; the body comes back parsed from JSON, or from XML (root <response> unwrapped). */
+export async function call(
+  app: App,
+  method: string,
+  url: string,
+  options: CallOptions = {},
+): Promise<CallResult> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  if (options.accept) headers.accept = options.accept;
+  let payload: string | undefined;
+  if (options.json !== undefined) {
+    payload = JSON.stringify(options.json);
+    headers['content-type'] = 'application/json';
+  } else if (options.xml !== undefined) {
+    payload = options.xml;
+    headers['content-type'] = 'application/xml';
+  } else if (options.body !== undefined) {
+    payload = options.body;
+  }
+  if (options.contentType) headers['content-type'] = options.contentType;
+  const response = await app.inject({
+    method: method as 'GET',
+    url,
+    headers,
+    payload,
+    query: options.query,
+  });
+  const contentType = String(response.headers['content-type'] ?? '');
+  const raw = response.body;
+  let body: unknown;
+  if (contentType.includes('xml')) body = (responseParser.parse(raw) as { response: unknown }).response;
+  else body = raw === '' ? undefined : JSON.parse(raw);
+  return { httpCode: response.statusCode, contentType, raw, body };
+}
