@@ -5,11 +5,13 @@ import type { Config } from './config.ts';
 import { type Clock, systemClock } from './shared/clock.ts';
 import { openStore, type Store } from './store/db.ts';
 import { migrate } from './store/migrate.ts';
+import { createLinksService, type LinksService } from './links/links.service.ts';
 import { createWebhooksService, type WebhooksService } from './webhooks/webhooks.service.ts';
 
 export interface Services {
   accounts: AccountsService;
   webhooks: WebhooksService;
+  links: LinksService;
 }
 
 export interface Deps {
@@ -44,12 +46,13 @@ export async function createDeps(
   const { db } = store;
   const accounts = createAccountsService({ db, clock });
   const webhooks = createWebhooksService({ db, clock });
+  const links = createLinksService({ db, clock, baseUrl: config.LINK_BASE_URL, codeLength: config.SHORT_CODE_LENGTH });
   return {
     config,
     clock,
     logger,
     store,
-    services: { accounts, webhooks },
+    services: { accounts, webhooks, links },
     close: () => store.destroy(),
   };
 }
