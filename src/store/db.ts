@@ -15,6 +15,8 @@ export type DialectName = 'sqlite' | 'postgres';
 export interface Store {
   db: Db;
   dialect: DialectName;
+  /** PostgreSQL schema holding Pigeon's tables. */
+  schema?: string;
   destroy(): Promise<void>;
 }
 
@@ -72,5 +74,5 @@ async function openPostgres(url: string, options: StoreOptions): Promise<Store> 
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', destroy: () => db.destroy() };
+  return { db, dialect: 'postgres', schema: schema ?? 'public', destroy: () => db.destroy() };
 }

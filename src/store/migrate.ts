@@ -10,7 +10,12 @@ export async function migrate(store: Store): Promise<string[]> {
   const postgres = store.dialect === 'postgres';
   const migrations: Record<string, Migration> = {};
   for (const [name, m] of Object.entries(all)) migrations[name] = { up: (db) => m.up(db, postgres) };
-  const migrator = new Migrator({ db: store.db, provider: { getMigrations: async () => migrations } });
+  const migrator = new Migrator({
+    db: store.db,
+    provider: { getMigrations: async () => migrations },
+    // Kysely looks for its own tables across every schema unless told which one is ours.
+    migrationTableSchema: store.schema,
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

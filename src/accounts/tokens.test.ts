@@ -1,0 +1,134 @@
+import { expect, it } from 'vitest';
+import { call, describeEachDialect } from '../../test/helpers/harness.ts';
+import { hashToken } from './secrets.ts';
+
+describeEachDialect('tokens and authentication', (h) => {
+  it('POST /token returns a new token that authenticates, in JSON and in XML', async () => {
+    const a = await h().account();
+    const json = await call(h().app, 'POST', '/token', { token: a.token, json: { token: { name: 'ci' } } });
+    expect(json.body).toMatchObject({ status: 1, message: 'OK', token_id: expect.stringMatching(/^\d+$/) });
+    expect(json.body.token).toMatch(/^[0-9A-Za-z]{43}$/);
+    const xml = await call(h().app, 'POST', '/token', {
+      token: a.token,
+      xml: '<?xml version="1.0"?><token><name>xml one</name></token>',
+    });
+    expect(xml.contentType).toContain('application/xml');
+    expect(xml.body).toMatchObject({ status: '1', message: 'OK', token_id: expect.stringMatching(/^\d+$/) });
+    for (const token of [json.body.token, xml.body.token]) {
+      expect((await call(h().app, 'GET', '/credits', { token })).body.status).toBe(1);
+    }
+  });
+
+  it('only a hash of the token is stored', async () => {
+    const a = await h().account();
+    const rows = await h()
+      .deps.store.db.selectFrom('tokens')
+      .select('token_hash')
+      .where('account_id', '=', a.id)
+      .execute();
+    expect(rows.map((r) => r.token_hash)).toEqual([hashToken(a.token)]);
+    expect(JSON.stringify(rows)).not.toContain(a.token);
+  });
+
+  it('token.name is required and must not be empty', async () => {
+    const a = await h().account();
+    const missing = await call(h().app, 'POST', '/token', { token: a.token, json: { token: {} } });
+    expect(missing.body).toMatchObject({ status: -7, details: 'token.name is required' });
+    const empty = await call(h().app, 'POST', '/token', { token: a.token, json: { token: { name: '  ' } } });
+    expect(empty.body).toMatchObject({ status: -7, details: 'token.name must not be empty' });
+  });
+
+  it('a token with a ttl stops working when it expires', async () => {
+    const a = await h().account();
+    const created = await call(h().app, 'POST', '/token', {
+      token: a.token,
+      json: { token: { name: 'short', ttl: 60 } },
+    });
+    const token = created.body.token;
+    expect((await call(h().app, 'GET', '/credits', { token })).body.status).toBe(1);
+    h().clock.advance(60_000);
+    const expired = await call(h().app, 'GET', '/credits', { token });
+    expect(expired.body).toMatchObject({ status: -1, details: 'API token has expired' });
+  });
+
+  it('allowed_ips restricts the addresses a token works from (addresses and CIDRs)', async () => {
+    const a = await h().account();
+    const only = await call(h().app, 'POST', '/token', {
+      token: a.token,
+      json: { token: { name: 'office', allowed_ips: ['10.1.2.0/24', '2001:db8::1'] } },
+    });
+    const token = only.body.token;
+    const from = async (ip: string) =>
+      (
+        await h().app.inject({
+          method: 'GET',
+          url: '/credits',
+          headers: { authorization: token },
+          remoteAddress: ip,
+        })
+      ).json().status;
+    expect(await from('10.1.2.77')).toBe(1);
+    expect(await from('::ffff:10.1.2.77')).toBe(1);
+    expect(await from('2001:db8::1')).toBe(1);
+    expect(await from('10.1.3.1')).toBe(-1);
+    expect(await from('127.0.0.1')).toBe(-1);
+    const bad = await call(h().app, 'POST', '/token', {
+      token: a.token,
+      json: { token: { name: 'x', allowed_ips: ['10.0.0.0/33'] } },
+    });
+    expect(bad.body).toMatchObject({ status: -7, details: expect.stringContaining('10.0.0.0/33') });
+  });
+
+  it('an unknown token, and a deleted one, get -1', async () => {
+    const a = await h().account();
+    expect((await call(h().app, 'GET', '/credits', { token: 'nope' })).body.status).toBe(-1);
+    const created = await call(h().app, 'POST', '/token', {
+      token: a.token,
+      json: { token: { name: 'tmp' } },
+    });
+    const deleted = await call(h().app, 'DELETE', `/token/${created.body.token_id}`, { token: a.token });
+    expect(deleted.body).toEqual({ status: 1, message: 'OK', deleted_token: created.body.token_id });
+    expect((await call(h().app, 'GET', '/credits', { token: created.body.token })).body.status).toBe(-1);
+  });
+
+  it('GET /token lists tokens without their secrets; GET /token/:id reads one', async () => {
+    const a = await h().account();
+    await call(h().app, 'POST', '/token', { token: a.token, json: { token: { name: 'second', ttl: 3600 } } });
+    const list = await call(h().app, 'GET', '/token', { token: a.token });
+    expect(list.body.tokens.map((t: { name: string }) => t.name)).toEqual(['default', 'second']);
+    expect(list.raw).not.toContain(a.token);
+    const second = list.body.tokens[1];
+    expect(second.expires_at).toBe(new Date(h().clock.now() + 3_600_000).toISOString());
+    const one = await call(h().app, 'GET', `/token/${second.token_id}`, { token: a.token });
+    expect(one.body.token).toEqual(second);
+  });
+
+  it('a parent creates tokens for its own sub-accounts only', async () => {
+    const parent = await h().account();
+    const child = await h().account({ parentId: parent.id });
+    const stranger = await h().account();
+    const forChild = await call(h().app, 'POST', `/token/account/${child.id}`, {
+      token: parent.token,
+      json: { token: { name: 'child' } },
+    });
+    expect(forChild.body.status).toBe(1);
+    const tokens = await call(h().app, 'GET', '/token', { token: forChild.body.token });
+    expect(tokens.body.tokens.map((t: { name: string }) => t.name)).toEqual(['default', 'child']);
+    for (const [token, target] of [
+      [parent.token, stranger.id],
+      [child.token, parent.id],
+      [parent.token, 999999],
+    ] as const) {
+      const refused = await call(h().app, 'POST', `/token/account/${target}`, {
+        token,
+        json: { token: { name: 'x' } },
+      });
+      expect(refused.body).toMatchObject({ status: -5 });
+    }
+    const xml = await call(h().app, 'POST', `/token/account/${child.id}`, {
+      token: parent.token,
+      xml: '<token><name>child xml</name></token>',
+    });
+    expect(xml.body).toMatchObject({ status: '1', token_id: expect.stringMatching(/^\d+$/) });
+  });
+});
