@@ -1,7 +1,6 @@
 import Type from 'typebox';
 import { ok } from '../http/envelope.ts';
 import { type App, caller } from '../http/types.ts';
-import { idIn } from '../shared/ids.ts';
 import type { AccountsService } from './accounts.service.ts';
 
 const TokenBody = Type.Object({
@@ -32,15 +31,14 @@ export function accountsRoutes(app: App, accounts: AccountsService): void {
   app.post(
     '/token/account/:accountID',
     { schema: { body: TokenBody, params: Type.Object({ accountID: Type.String() }) } },
-    async (req) =>
-      ok(await accounts.createToken(caller(req), req.body.token, idIn(req.params.accountID) ?? -1)),
+    async (req) => ok(await accounts.createToken(caller(req), req.body.token, req.params.accountID)),
   );
   app.get('/token', async (req) => ok({ tokens: await accounts.listTokens(caller(req)) }));
   app.get('/token/:id', { schema: { params: IdParams } }, async (req) =>
-    ok({ token: await accounts.getToken(caller(req), idIn(req.params.id)) }),
+    ok({ token: await accounts.getToken(caller(req), req.params.id) }),
   );
   app.delete('/token/:id', { schema: { params: IdParams } }, async (req) =>
-    ok({ deleted_token: await accounts.deleteToken(caller(req), idIn(req.params.id)) }),
+    ok({ deleted_token: await accounts.deleteToken(caller(req), req.params.id) }),
   );
 
   app.get('/notification/balance', async (req) =>

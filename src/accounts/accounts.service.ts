@@ -1,7 +1,7 @@
 // Accounts, sub-accounts, credits, authentication, tokens and the balance notification setting.
 import type { Clock } from '../shared/clock.ts';
 import { ApiError, Status } from '../shared/errors.ts';
-import { idOut } from '../shared/ids.ts';
+import { idIn, idOut } from '../shared/ids.ts';
 import type { Db, Executor } from '../store/db.ts';
 import { accountsRepo, type NotificationFields, notificationRepo, tokensRepo } from './accounts.repo.ts';
 import { hashPassword, hashToken, ipAllowed, isIpOrCidr, newToken } from './secrets.ts';
@@ -163,14 +163,15 @@ export function createAccountsService(deps: { db: Db; clock: Clock }) {
     },
 
     /** A token for the caller, or for one of its direct sub-accounts (-5 for any other account). */
-    async createToken(auth: AuthContext, request: TokenRequest, forAccountId?: number) {
+    async createToken(auth: AuthContext, request: TokenRequest, rawAccountId?: string) {
       let accountId = auth.accountId;
-      if (forAccountId !== undefined && forAccountId !== auth.accountId) {
-        const target = await accountsRepo.find(db, forAccountId);
-        if (!target || target.parent_id !== auth.accountId) {
-          throw ApiError.notFound(`account ${forAccountId} is not a sub-account of this account`);
+      if (rawAccountId !== undefined) {
+        const forAccountId = idIn(rawAccountId);
+        const target = forAccountId === undefined ? undefined : await accountsRepo.find(db, forAccountId);
+        if (!target || (target.id !== auth.accountId && target.parent_id !== auth.accountId)) {
+          throw ApiError.notFound(`account "${rawAccountId}" is not a sub-account of this account`);
         }
-        accountId = forAccountId;
+        accountId = target.id;
       }
       return issueToken(db, accountId, request);
     },
@@ -185,15 +186,17 @@ export function createAccountsService(deps: { db: Db; clock: Clock }) {
       return (await tokensRepo.list(db, auth.accountId)).map(tokenView);
     },
 
-    async getToken(auth: AuthContext, id: number | undefined) {
+    async getToken(auth: AuthContext, rawId: string) {
+      const id = idIn(rawId);
       const row = id === undefined ? undefined : await tokensRepo.find(db, auth.accountId, id);
-      if (!row) throw ApiError.notFound(`token ${id ?? ''} not found`);
+      if (!row) throw ApiError.notFound(`token "${rawId}" not found`);
       return tokenView(row);
     },
 
-    async deleteToken(auth: AuthContext, id: number | undefined) {
+    async deleteToken(auth: AuthContext, rawId: string) {
+      const id = idIn(rawId);
       if (id === undefined || !(await tokensRepo.delete(db, auth.accountId, id))) {
-        throw ApiError.notFound(`token ${id ?? ''} not found`);
+        throw ApiError.notFound(`token "${rawId}" not found`);
       }
       return idOut(id);
     },

@@ -1,5 +1,5 @@
 // Builds the API's Fastify instance (never listens: server.ts does, tests use inject).
-import Fastify, { type FastifyBaseLogger } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyReply, LogController } from 'fastify';
 import { accountsRoutes } from '../accounts/accounts.routes.ts';
 import type { Config } from '../config.ts';
 import type { Services } from '../deps.ts';
@@ -19,10 +19,17 @@ export function buildApp(deps: AppDeps): App {
   const { services } = deps;
   const app = Fastify({
     loggerInstance: deps.logger,
-    disableRequestLogging: true,
+    // Per-request log lines cost throughput on the send path; errors are still logged by the handler.
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.config.BODY_LIMIT_BYTES,
     trustProxy: deps.config.TRUST_PROXY,
     return503OnClosing: true,
+    // Errors raised before routing (a URL that does not decode, say) get the same envelope.
+    frameworkErrors: (error, request, reply) => {
+      const { httpCode, body } = errorReply(error, request, request.log);
+      negotiate(request, reply);
+      (reply as FastifyReply).code(httpCode).send(body);
+    },
     ajv: { customOptions: { coerceTypes: 'array', allErrors: false, removeAdditional: false } },
   }) as unknown as App;
 

@@ -1,7 +1,6 @@
 import Type from 'typebox';
 import { ok } from '../http/envelope.ts';
 import { type App, caller } from '../http/types.ts';
-import { idIn } from '../shared/ids.ts';
 import type { WebhooksService } from './webhooks.service.ts';
 
 const WebhookBody = Type.Object({
@@ -20,15 +19,15 @@ export function webhooksRoutes(app: App, webhooks: WebhooksService): void {
   );
   app.get('/webhook', async (req) => ok({ webhooks: await webhooks.list(caller(req)) }));
   app.get('/webhook/:id', { schema: { params: IdParams } }, async (req) =>
-    ok({ webhook: await webhooks.get(caller(req), idIn(req.params.id)) }),
+    ok({ webhook: await webhooks.get(caller(req), req.params.id) }),
   );
   app.put('/webhook/:id', { schema: { params: IdParams, body: WebhookBody } }, async (req) =>
-    ok({ webhook: await webhooks.update(caller(req), idIn(req.params.id), req.body.webhook) }),
+    ok({ webhook: await webhooks.update(caller(req), req.params.id, req.body.webhook) }),
   );
   app.put('/webhook/:id/status', { schema: { params: IdParams, body: StatusBody } }, async (req) =>
-    ok({ webhook: await webhooks.setStatus(caller(req), idIn(req.params.id), req.body.webhook.status) }),
+    ok({ webhook: await webhooks.setStatus(caller(req), req.params.id, req.body.webhook.status) }),
   );
   app.delete('/webhook/:id', { schema: { params: IdParams } }, async (req) =>
-    ok({ deleted_id: await webhooks.delete(caller(req), idIn(req.params.id)) }),
+    ok({ deleted_id: await webhooks.delete(caller(req), req.params.id) }),
   );
 }

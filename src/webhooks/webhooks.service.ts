@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { AuthContext } from '../accounts/accounts.service.ts';
 import type { Clock } from '../shared/clock.ts';
 import { ApiError } from '../shared/errors.ts';
-import { idOut } from '../shared/ids.ts';
+import { idIn, idOut } from '../shared/ids.ts';
 import type { Db } from '../store/db.ts';
 import { type WebhookFields, webhooksRepo } from './webhooks.repo.ts';
 
@@ -66,9 +66,10 @@ export type WebhooksService = ReturnType<typeof createWebhooksService>;
 export function createWebhooksService(deps: { db: Db; clock: Clock }) {
   const { db, clock } = deps;
 
-  async function get(auth: AuthContext, id: number | undefined): Promise<Row> {
+  async function get(auth: AuthContext, rawId: string | number): Promise<Row> {
+    const id = idIn(rawId);
     const row = id === undefined ? undefined : await webhooksRepo.find(db, auth.accountId, id);
-    if (!row) throw ApiError.notFound(`webhook ${id ?? ''} not found`);
+    if (!row) throw ApiError.notFound(`webhook "${rawId}" not found`);
     return row;
   }
 
@@ -91,11 +92,11 @@ export function createWebhooksService(deps: { db: Db; clock: Clock }) {
       return (await webhooksRepo.list(db, auth.accountId)).map(view);
     },
 
-    async get(auth: AuthContext, id: number | undefined) {
+    async get(auth: AuthContext, id: string) {
       return view(await get(auth, id));
     },
 
-    async update(auth: AuthContext, id: number | undefined, input: WebhookInput) {
+    async update(auth: AuthContext, id: string, input: WebhookInput) {
       const row = await get(auth, id);
       const fields: Partial<WebhookFields> = {};
       if (input.type !== undefined) fields.type = checkType(input.type);
@@ -105,7 +106,7 @@ export function createWebhooksService(deps: { db: Db; clock: Clock }) {
       return view(await get(auth, row.id));
     },
 
-    async setStatus(auth: AuthContext, id: number | undefined, status: string) {
+    async setStatus(auth: AuthContext, id: string, status: string) {
       const row = await get(auth, id);
       if (!(webhookStatuses as readonly string[]).includes(status)) {
         throw ApiError.data(`webhook.status must be one of: ${webhookStatuses.join(', ')}`);
@@ -114,7 +115,7 @@ export function createWebhooksService(deps: { db: Db; clock: Clock }) {
       return view(await get(auth, row.id));
     },
 
-    async delete(auth: AuthContext, id: number | undefined) {
+    async delete(auth: AuthContext, id: string) {
       const row = await get(auth, id);
       await webhooksRepo.delete(db, auth.accountId, row.id);
       return idOut(row.id);
