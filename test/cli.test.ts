@@ -1,0 +1,100 @@
+// The `pigeon` command, run as a child process on the same database the server has open.
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { expect, it } from 'vitest';
+import { call, describeEachDialect } from './helpers/harness.ts';
+
+const run = promisify(execFile);
+const bin = join(import.meta.dirname, '..', 'bin', 'pigeon.js');
+
+async function pigeon(databaseUrl: string, ...args: string[]) {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [bin, ...args], {
+      env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+describeEachDialect('pigeon CLI', (h) => {
+  it('account create prints one JSON line whose token works against the running server', async () => {
+    const r = await pigeon(
+      h().databaseUrl,
+      'account',
+      'create',
+      '--email',
+      'cli@example.com',
+      '--password',
+      'hunter22!',
+      '--credits',
+      '250',
+    );
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    const created = JSON.parse(lines[0]);
+    expect(created).toEqual({
+      account_id: expect.stringMatching(/^\d+$/),
+      token: expect.stringMatching(/^[0-9A-Za-z]{43}$/),
+    });
+    const credits = await call(h().app, 'GET', '/credits', { token: created.token });
+    expect(credits.body).toEqual({ status: 1, message: 'OK', credits: 250 });
+    const tokens = await call(h().app, 'GET', '/token', { token: created.token });
+    expect(tokens.body.tokens.map((t: { name: string }) => t.name)).toEqual(['default']);
+  });
+
+  it('credits add and token create act on the account', async () => {
+    const a = await h().account({ credits: 10 });
+    const added = await pigeon(h().databaseUrl, 'credits', 'add', String(a.id), '90');
+    expect(JSON.parse(added.stdout)).toEqual({ account_id: String(a.id), credits: 100 });
+    expect((await call(h().app, 'GET', '/credits', { token: a.token })).body.credits).toBe(100);
+    const token = await pigeon(h().databaseUrl, 'token', 'create', String(a.id), '--name', 'deploy');
+    const created = JSON.parse(token.stdout);
+    expect(Object.keys(created)).toEqual(['token_id', 'token']);
+    expect((await call(h().app, 'GET', '/credits', { token: created.token })).body.credits).toBe(100);
+  });
+
+  it('a sub-account is created with --parent and --unlimited', async () => {
+    const parent = await h().account({ credits: 40 });
+    const r = await pigeon(
+      h().databaseUrl,
+      'account',
+      'create',
+      '--email',
+      `child-${parent.id}@example.com`,
+      '--password',
+      'hunter22!',
+      '--parent',
+      String(parent.id),
+      '--unlimited',
+    );
+    const child = JSON.parse(r.stdout);
+    expect((await call(h().app, 'GET', '/credits', { token: child.token })).body.credits).toBe(40);
+  });
+
+  it('mistakes exit non-zero with a clear message and no stack trace', async () => {
+    const cases: [string[], RegExp][] = [
+      [['credits', 'add', 'x', '5'], /ACCOUNT_ID must be a positive integer/],
+      [['token', 'create', '999999', '--name', 'n'], /account 999999 does not exist/],
+      [['account', 'create', '--email', 'bad'], /needs --email and --password/],
+      [['account', 'create', '--email', 'dup@example.com', '--password', 'short'], /at least 8 characters/],
+      [['frobnicate'], /unknown command "frobnicate"/],
+    ];
+    for (const [args, message] of cases) {
+      const r = await pigeon(h().databaseUrl, ...args);
+      expect(r.code, args.join(' ')).not.toBe(0);
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    }
+  });
+
+  it('migrate is idempotent', async () => {
+    const r = await pigeon(h().databaseUrl, 'migrate');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ migrated: true });
+  });
+});
