@@ -1,0 +1,82 @@
+// `pigeon serve` as a user runs it: a real process, real ports, a clean stop on SIGTERM.
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const bin = join(import.meta.dirname, '..', 'bin', 'pigeon.js');
+const run = promisify(execFile);
+
+/** Resolves with the first log line carrying `msg`, or rejects if the process exits first. */
+function waitForLog(child: ChildProcess, msg: string): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.on('line', (line) => {
+      try {
+        const entry = JSON.parse(line) as Record<string, unknown>;
+        if (entry.msg === msg) resolve(entry);
+      } catch {
+        // Not a log line.
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`server exited with ${code} before "${msg}"`)));
+  });
+}
+
+describe('pigeon serve', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pigeon-serve-'));
+  const env = {
+    ...process.env,
+    DATABASE_URL: join(dir, 'pigeon.db'),
+    PORT: '0',
+    LINK_PORT: '0',
+    LOG_LEVEL: 'info',
+  };
+  let server: ChildProcess;
+  let apiUrl: string;
+
+  beforeAll(async () => {
+    server = spawn(process.execPath, [bin, 'serve'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    apiUrl = String((await waitForLog(server, 'API listening')).url);
+  });
+
+  afterAll(() => {
+    if (server.exitCode === null) server.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('serves the API on its port, to an account made by the CLI while it runs', async () => {
+    const { stdout } = await run(
+      process.execPath,
+      [
+        bin,
+        'account',
+        'create',
+        '--email',
+        'serve@example.com',
+        '--password',
+        'long enough',
+        '--credits',
+        '7',
+      ],
+      { env },
+    );
+    const { token } = JSON.parse(stdout);
+    const response = await fetch(`${apiUrl}/credits`, { headers: { Authorization: `Bearer ${token}` } });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: 1, message: 'OK', credits: 7 });
+    const xml = await fetch(`${apiUrl}/credits`, {
+      headers: { Authorization: token, Accept: 'application/xml' },
+    });
+    expect(await xml.text()).toContain('<credits>7</credits>');
+  });
+
+  it('stops cleanly on SIGTERM', async () => {
+    const exited = new Promise<number | null>((resolve) => server.once('exit', resolve));
+    server.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+});
