@@ -23,6 +23,10 @@ export const ConfigSchema = Type.Object({
   MAX_RECIPIENTS: Type.Integer({ minimum: 1, default: 500_000 }),
   TIMEZONE: Type.String({ default: 'Europe/Paris' }),
   DEFAULT_COUNTRY_CODES: Type.Optional(Type.String()),
+  /** Countries a campaign may send to, as ISO 3166 codes (`FR,BE`); unset allows every country. */
+  ALLOWED_COUNTRIES: Type.Optional(Type.String({ pattern: '^\\s*[A-Za-z]{2}(\\s*,\\s*[A-Za-z]{2})*\\s*$' })),
+  /** The opt-out mention added to marketing texts. */
+  STOP_MENTION: Type.String({ minLength: 1, default: 'STOP au 36180' }),
 });
 
 export type Config = Static<typeof ConfigSchema> & { LINK_HOST: string; LINK_BASE_URL: string };

@@ -1,6 +1,8 @@
 // Composition root: opens the store, applies migrations, and wires repositories into services.
 import pino, { type Logger } from 'pino';
 import { type AccountsService, createAccountsService } from './accounts/accounts.service.ts';
+import { type CampaignsService, createCampaignsService } from './campaigns/campaigns.service.ts';
+import { createListsService, type ListsService } from './campaigns/lists.service.ts';
 import type { Config } from './config.ts';
 import { type Clock, systemClock } from './shared/clock.ts';
 import { openStore, type Store } from './store/db.ts';
@@ -12,6 +14,8 @@ export interface Services {
   accounts: AccountsService;
   webhooks: WebhooksService;
   links: LinksService;
+  campaigns: CampaignsService;
+  lists: ListsService;
 }
 
 export interface Deps {
@@ -47,12 +51,14 @@ export async function createDeps(
   const accounts = createAccountsService({ db, clock });
   const webhooks = createWebhooksService({ db, clock });
   const links = createLinksService({ db, clock, baseUrl: config.LINK_BASE_URL, codeLength: config.SHORT_CODE_LENGTH });
+  const campaigns = createCampaignsService({ db, clock, config, accounts, links });
+  const lists = createListsService({ db, clock, maxContacts: config.MAX_RECIPIENTS });
   return {
     config,
     clock,
     logger,
     store,
-    services: { accounts, webhooks, links },
+    services: { accounts, webhooks, links, campaigns, lists },
     close: () => store.destroy(),
   };
 }

@@ -1,6 +1,8 @@
 // Builds the API's Fastify instance (never listens: server.ts does, tests use inject).
 import Fastify, { type FastifyBaseLogger, type FastifyReply, LogController } from 'fastify';
 import { accountsRoutes } from '../accounts/accounts.routes.ts';
+import { campaignsRoutes } from '../campaigns/campaigns.routes.ts';
+import { listsRoutes } from '../campaigns/lists.routes.ts';
 import type { Config } from '../config.ts';
 import type { Services } from '../deps.ts';
 import { Status } from '../shared/errors.ts';
@@ -73,6 +75,8 @@ export function buildApp(deps: AppDeps): App {
     });
     accountsRoutes(api, services.accounts);
     webhooksRoutes(api, services.webhooks);
+    campaignsRoutes(api, services.campaigns);
+    listsRoutes(api, services.lists);
   });
 
   return app;

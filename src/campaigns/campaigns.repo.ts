@@ -1,0 +1,95 @@
+// SQL for campaigns, their messages, and the account's blacklist and NPAI filters. No rules here.
+import { sql } from 'kysely';
+import type { Executor } from '../store/db.ts';
+import type { CampaignsTable } from '../store/schema.ts';
+import { insertRows } from './bulk-insert.ts';
+
+export type NewCampaign = Omit<CampaignsTable, 'id'>;
+
+/** Message columns in the order the service builds each row's values. */
+export const messageColumns = [
+  'campaign_id',
+  'seq',
+  'account_id',
+  'recipient',
+  'gsmsmsid',
+  'contact_id',
+  'text',
+  'parts',
+  'encoding',
+  'state',
+  'due_at',
+  'updated_at',
+] as const;
+
+/** 12 columns × 1,000 rows stays well under SQLite's 32,766 bound parameters. */
+const messageBatchRows = 1000;
+/** Numbers per blacklist/NPAI lookup: two IN lists of this size in one statement. */
+export const filterChunk = 500;
+
+export const campaignsRepo = {
+  async insert(db: Executor, campaign: NewCampaign): Promise<number> {
+    const row = await db.insertInto('campaigns').values(campaign).returning('id').executeTakeFirstOrThrow();
+    return row.id;
+  },
+
+  async setBilledAccount(db: Executor, accountId: number, id: number, billedAccountId: number) {
+    await db
+      .updateTable('campaigns')
+      .set({ billed_account_id: billedAccountId })
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .execute();
+  },
+
+  /** Rows as values in `messageColumns` order. */
+  insertMessages(db: Executor, rows: readonly unknown[][]): Promise<void> {
+    return insertRows(db, 'messages', messageColumns, rows, messageBatchRows);
+  },
+
+  find(db: Executor, accountId: number, id: number) {
+    return db
+      .selectFrom('campaigns')
+      .select(['id', 'account_id', 'sent', 'status'])
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+  },
+
+  /** The owner of a campaign, for operator commands that are given only a ticket. */
+  findOwner(db: Executor, id: number) {
+    return db.selectFrom('campaigns').select(['account_id']).where('id', '=', id).executeTakeFirst();
+  },
+
+  /** One page of a campaign's messages after `afterSeq`, in seq order (keyset paging on the unique key). */
+  messagesPage(db: Executor, accountId: number, campaignId: number, afterSeq: number, limit: number) {
+    return db
+      .selectFrom('messages')
+      .select(['seq', 'recipient', 'gsmsmsid', 'text', 'parts', 'encoding', 'state'])
+      .where('campaign_id', '=', campaignId)
+      .where('account_id', '=', accountId)
+      .where('seq', '>', afterSeq)
+      .orderBy('seq')
+      .limit(limit)
+      .execute();
+  },
+};
+
+export const filtersRepo = {
+  /** Which of `numbers` (at most 2 × filterChunk bound values) are in the account's blacklist or NPAI list. */
+  listed(db: Executor, accountId: number, numbers: readonly string[]) {
+    return db
+      .selectFrom('blacklist')
+      .select(['number', sql<string>`'blacklist'`.as('list')])
+      .where('account_id', '=', accountId)
+      .where('number', 'in', numbers)
+      .unionAll(
+        db
+          .selectFrom('npai')
+          .select(['number', sql<string>`'npai'`.as('list')])
+          .where('account_id', '=', accountId)
+          .where('number', 'in', numbers),
+      )
+      .execute();
+  },
+};

@@ -1,0 +1,70 @@
+import Type from 'typebox';
+import { ok } from '../http/envelope.ts';
+import { type App, caller } from '../http/types.ts';
+import type { CampaignsService } from './campaigns.service.ts';
+
+const Message = Type.Object({
+  text: Type.String(),
+  pushtype: Type.Optional(Type.String()),
+  links: Type.Optional(Type.Array(Type.String())),
+  delay: Type.Optional(Type.String()),
+  sender: Type.Optional(Type.String()),
+  unicode: Type.Optional(Type.Unknown()),
+});
+const ValueItem = Type.Object({ value: Type.String() });
+
+const SendBody = Type.Object({
+  sms: Type.Object({
+    message: Message,
+    recipients: Type.Object({
+      gsm: Type.Array(Type.Object({ value: Type.String(), gsmsmsid: Type.Optional(Type.String()) })),
+    }),
+  }),
+});
+
+/** `sms.lists[]` is the reference service's shape; the seed's `sms.recipients.gsm[]` of list ids also works. */
+const SendListsBody = Type.Object({
+  sms: Type.Object({
+    message: Message,
+    lists: Type.Optional(Type.Array(ValueItem)),
+    recipients: Type.Optional(Type.Object({ gsm: Type.Optional(Type.Array(ValueItem)) })),
+  }),
+});
+
+const SendQuery = Type.Object({
+  text: Type.String(),
+  to: Type.String(),
+  pushtype: Type.Optional(Type.String()),
+  delay: Type.Optional(Type.String()),
+  sender: Type.Optional(Type.String()),
+  gsmsmsid: Type.Optional(Type.String()),
+  unicode: Type.Optional(Type.String()),
+  links: Type.Optional(Type.Array(Type.String())),
+  token: Type.Optional(Type.String()),
+});
+
+export function campaignsRoutes(app: App, campaigns: CampaignsService): void {
+  for (const simulate of [false, true]) {
+    const suffix = simulate ? '/simulate' : '';
+
+    app.post(`/send${suffix}`, { schema: { body: SendBody } }, async (req) =>
+      ok(await campaigns.send(caller(req), req.body.sms.message, req.body.sms.recipients.gsm, { simulate })),
+    );
+
+    app.get(
+      `/send${suffix}`,
+      { schema: { querystring: SendQuery }, config: { queryToken: true } },
+      async (req) => {
+        const { to, gsmsmsid, token: _token, ...message } = req.query;
+        return ok(await campaigns.send(caller(req), message, [{ value: to, gsmsmsid }], { simulate }));
+      },
+    );
+
+    app.post(`/send/lists${suffix}`, { schema: { body: SendListsBody } }, async (req) => {
+      const { message, lists, recipients } = req.body.sms;
+      return ok(
+        await campaigns.sendLists(caller(req), message, lists ?? recipients?.gsm ?? [], { simulate }),
+      );
+    });
+  }
+}

@@ -1,0 +1,359 @@
+// Sending: validate the message, filter the recipients, substitute links, price, debit, and store the
+// campaign with its messages and links in one transaction. Simulation runs the same computation unstored.
+import type { AccountsService, AuthContext } from '../accounts/accounts.service.ts';
+import type { Config } from '../config.ts';
+import type { NewLink } from '../links/links.repo.ts';
+import type { LinksService } from '../links/links.service.ts';
+import type { Clock } from '../shared/clock.ts';
+import { ApiError, Status } from '../shared/errors.ts';
+import { idIn, idOut } from '../shared/ids.ts';
+import type { Db } from '../store/db.ts';
+import { campaignsRepo, filterChunk, filtersRepo } from './campaigns.repo.ts';
+import { dueAt } from './delay.ts';
+import { listsRepo } from './lists.repo.ts';
+import {
+  type ContactFields,
+  compileTemplate,
+  countMarkers,
+  type Pushtype,
+  render,
+  shortMarker,
+  withStopMention,
+} from './message-text.ts';
+import { parseCountries } from './numbers.ts';
+import { type Candidate, type FilterCounts, filterRecipients } from './recipient-filter.ts';
+import { countSegments } from './segments.ts';
+
+export interface MessageInput {
+  text: string;
+  pushtype?: string;
+  links?: string[];
+  delay?: string;
+  sender?: string;
+  unicode?: unknown;
+}
+
+export interface RecipientInput {
+  value: string;
+  gsmsmsid?: string;
+}
+
+export interface CampaignResult extends FilterCounts {
+  ticket?: string;
+  cost: number;
+  credits: number;
+}
+
+export interface MessageLine {
+  recipient: string;
+  gsmsmsid: string | null;
+  text: string;
+  parts: number;
+  encoding: string;
+  state: string;
+}
+
+interface Plan {
+  text: string;
+  pushtype: Pushtype;
+  unicode: boolean;
+  sender: string | null;
+  links: string[];
+  dueAt: number;
+}
+
+interface Recipient {
+  gsmsmsid: string | null;
+  contact: (ContactFields & { id: number }) | null;
+}
+
+const alphanumericSender = /^(?=.*[A-Za-z])[A-Za-z0-9]{3,11}$/;
+const numericSender = /^[0-9]{1,15}$/;
+const maxGsmsmsidLength = 100;
+/** Rows handed to one repository call: bounds the row arrays alive at once on 100k sends. */
+const writeChunk = 10_000;
+const contactPage = 5000;
+
+export type CampaignsService = ReturnType<typeof createCampaignsService>;
+
+export function createCampaignsService(deps: {
+  db: Db;
+  clock: Clock;
+  config: Pick<Config, 'MAX_RECIPIENTS' | 'TIMEZONE' | 'STOP_MENTION' | 'ALLOWED_COUNTRIES'>;
+  accounts: Pick<AccountsService, 'debit' | 'credits'>;
+  links: Pick<LinksService, 'allocate' | 'store'>;
+}) {
+  const { db, clock, config, accounts, links } = deps;
+  const allowedCountries = parseCountries(config.ALLOWED_COUNTRIES);
+
+  /** Checks every message field; the first broken rule is a -7 (or -4 for the delay) naming it. */
+  function plan(message: MessageInput, now: number): Plan {
+    const text = message.text;
+    if (text.trim() === '') throw ApiError.data('sms.message.text must not be empty');
+
+    const pushtype = (message.pushtype ?? '').trim().toLowerCase() || 'alert';
+    if (pushtype !== 'alert' && pushtype !== 'marketing') {
+      throw ApiError.data(`sms.message.pushtype "${message.pushtype}" must be "alert" or "marketing"`);
+    }
+
+    const unicodeRaw = message.unicode;
+    let unicode = false;
+    if (unicodeRaw !== undefined && unicodeRaw !== null && unicodeRaw !== '') {
+      const u = String(unicodeRaw).trim();
+      if (u !== '0' && u !== '1') throw ApiError.data(`sms.message.unicode "${u}" must be 0 or 1`);
+      unicode = u === '1';
+    }
+
+    const senderRaw = (message.sender ?? '').trim();
+    if (senderRaw !== '' && !alphanumericSender.test(senderRaw) && !numericSender.test(senderRaw)) {
+      throw ApiError.data(
+        `sms.message.sender "${senderRaw}" must be 3 to 11 letters or digits with at least one letter, or up to 15 digits`,
+      );
+    }
+
+    const urls = (message.links ?? []).map((l) => String(l).trim()).filter((l) => l !== '');
+    for (const url of urls) {
+      let parsed: URL | undefined;
+      try {
+        parsed = new URL(url);
+      } catch {
+        parsed = undefined;
+      }
+      if (!parsed || parsed.hostname === '') throw ApiError.data(`sms.message.links: "${url}" is not a URL`);
+      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+        throw ApiError.data(`sms.message.links: "${url}" must be an http or https URL`);
+      }
+    }
+    const markers = countMarkers(text);
+    if (markers !== urls.length) {
+      throw ApiError.data(
+        `sms.message.text has ${markers} ${shortMarker} marker${markers === 1 ? '' : 's'} but ${urls.length} link${urls.length === 1 ? ' was' : 's were'} given in sms.message.links; they must match one to one`,
+      );
+    }
+
+    return {
+      text: withStopMention(text, pushtype, config.STOP_MENTION),
+      pushtype,
+      unicode,
+      sender: senderRaw === '' ? null : senderRaw,
+      links: urls,
+      dueAt: dueAt(message.delay, config.TIMEZONE, now),
+    };
+  }
+
+  function checkRecipientCount(count: number, field: string): void {
+    if (count === 0) throw ApiError.data(`${field} is empty: give at least one recipient`);
+    if (count > config.MAX_RECIPIENTS) {
+      throw ApiError.data(
+        `${field} has ${count} recipients; at most ${config.MAX_RECIPIENTS} are allowed per send`,
+      );
+    }
+  }
+
+  const lookup = (accountId: number) => async (numbers: string[]) =>
+    filtersRepo.listed(db, accountId, numbers);
+
+  /**
+   * Renders, prices and (unless simulating) stores a filtered campaign. Every kept recipient gets its
+   * own short code per link, so a click tells which recipient made it.
+   */
+  async function execute(
+    auth: AuthContext,
+    p: Plan,
+    kept: { number: string; item: Recipient }[],
+    counts: FilterCounts,
+    simulate: boolean,
+    now: number,
+  ): Promise<CampaignResult> {
+    const template = compileTemplate(p.text);
+    const linkCount = p.links.length;
+    // A simulation prices with one drawn URL per link: every code has the same length and alphabet, so
+    // the price is the one the real codes give.
+    const codes = linkCount === 0 ? [] : links.allocate((simulate ? 1 : kept.length) * linkCount);
+    const urls: string[] = new Array(linkCount);
+    const texts: string[] = new Array(kept.length);
+    const parts = new Uint16Array(kept.length);
+    const ucs2 = new Uint8Array(kept.length);
+    let cost = 0;
+    for (let seq = 0; seq < kept.length; seq++) {
+      const base = simulate ? 0 : seq * linkCount;
+      for (let k = 0; k < linkCount; k++) urls[k] = codes[base + k].url;
+      const text = render(template, urls, kept[seq].item.contact ?? undefined);
+      const segments = countSegments(text, p.unicode);
+      texts[seq] = text;
+      parts[seq] = segments.parts;
+      ucs2[seq] = segments.encoding === 'ucs2' ? 1 : 0;
+      cost += segments.parts;
+    }
+
+    if (simulate) {
+      const available = await accounts.credits(auth.accountId);
+      if (available < cost) {
+        throw new ApiError(Status.credits, `this send costs ${cost} credits and ${available} are available`);
+      }
+      return { cost, credits: available - cost, ...counts };
+    }
+
+    const accountId = auth.accountId;
+    return db.transaction().execute(async (tx) => {
+      const campaignId = await campaignsRepo.insert(tx, {
+        account_id: accountId,
+        billed_account_id: accountId,
+        sender: p.sender,
+        text: p.text,
+        pushtype: p.pushtype,
+        unicode: p.unicode ? 1 : 0,
+        cost,
+        ...counts,
+        status: 'scheduled',
+        due_at: p.dueAt,
+        created_at: now,
+      });
+      const debited = await accounts.debit(tx, accountId, cost, campaignId);
+      if (debited.billedAccountId !== accountId) {
+        await campaignsRepo.setBilledAccount(tx, accountId, campaignId, debited.billedAccountId);
+      }
+      for (let start = 0; start < kept.length; start += writeChunk) {
+        const end = Math.min(kept.length, start + writeChunk);
+        const rows: unknown[][] = [];
+        for (let seq = start; seq < end; seq++) {
+          const { number, item } = kept[seq];
+          rows.push([
+            campaignId,
+            seq,
+            accountId,
+            number,
+            item.gsmsmsid,
+            item.contact?.id ?? null,
+            texts[seq],
+            parts[seq],
+            ucs2[seq] ? 'ucs2' : 'gsm7',
+            'queued',
+            p.dueAt,
+            now,
+          ]);
+        }
+        await campaignsRepo.insertMessages(tx, rows);
+        if (linkCount > 0) {
+          const linkRows: NewLink[] = [];
+          for (let seq = start; seq < end; seq++) {
+            for (let k = 0; k < linkCount; k++) {
+              linkRows.push({
+                code: codes[seq * linkCount + k].code,
+                campaign_id: campaignId,
+                message_seq: seq,
+                account_id: accountId,
+                long_url: p.links[k],
+              });
+            }
+          }
+          await links.store(tx, linkRows);
+        }
+      }
+      return { ticket: idOut(campaignId), cost, credits: debited.credits, ...counts };
+    });
+  }
+
+  return {
+    /** POST/GET /send and their simulations. */
+    async send(
+      auth: AuthContext,
+      message: MessageInput,
+      recipients: RecipientInput[],
+      options: { simulate: boolean },
+    ): Promise<CampaignResult> {
+      const now = clock.now();
+      const p = plan(message, now);
+      checkRecipientCount(recipients.length, 'sms.recipients.gsm');
+      for (const r of recipients) {
+        if (r.gsmsmsid !== undefined && r.gsmsmsid.length > maxGsmsmsidLength) {
+          throw ApiError.data(
+            `sms.recipients.gsm: gsmsmsid "${r.gsmsmsid.slice(0, 20)}…" is longer than ${maxGsmsmsidLength} characters`,
+          );
+        }
+      }
+      const candidates = function* (): Generator<Candidate<Recipient>> {
+        for (const r of recipients) {
+          const gsmsmsid = r.gsmsmsid === undefined || r.gsmsmsid === '' ? null : r.gsmsmsid;
+          yield { raw: r.value, item: { gsmsmsid, contact: null } };
+        }
+      };
+      const { kept, counts } = await filterRecipients(candidates(), {
+        allowedCountries,
+        lookup: lookup(auth.accountId),
+        chunk: filterChunk,
+      });
+      return execute(auth, p, kept, counts, options.simulate, now);
+    },
+
+    /** POST /send/lists and its simulation: the recipients are the contacts of the account's lists. */
+    async sendLists(
+      auth: AuthContext,
+      message: MessageInput,
+      listRefs: { value: string }[],
+      options: { simulate: boolean },
+    ): Promise<CampaignResult> {
+      const now = clock.now();
+      const p = plan(message, now);
+      if (listRefs.length === 0)
+        throw ApiError.data('sms.lists is missing or empty: give at least one list id as {"value": id}');
+      const ids: number[] = [];
+      for (const ref of listRefs) {
+        const id = idIn(String(ref.value).trim());
+        if (id === undefined) throw ApiError.notFound(`list "${ref.value}" not found`);
+        if (!ids.includes(id)) ids.push(id);
+      }
+      const existing = await listsRepo.existing(db, auth.accountId, ids);
+      const missing = ids.find((id) => !existing.has(id));
+      if (missing !== undefined) throw ApiError.notFound(`list ${missing} not found`);
+      checkRecipientCount(await listsRepo.countContacts(db, auth.accountId, ids), 'the lists');
+
+      // Contacts are read a page at a time; the send holds at most MAX_RECIPIENTS of them.
+      const contacts: Candidate<Recipient>[] = [];
+      for (let after = 0; ; ) {
+        const page = await listsRepo.contactsAfter(db, auth.accountId, ids, after, contactPage);
+        for (const c of page) {
+          contacts.push({
+            raw: c.number,
+            item: {
+              gsmsmsid: null,
+              contact: { id: Number(c.id), info1: c.info1, info2: c.info2, info3: c.info3, info4: c.info4 },
+            },
+          });
+        }
+        if (page.length < contactPage) break;
+        after = Number(page[page.length - 1].id);
+        if (contacts.length > config.MAX_RECIPIENTS) break;
+      }
+      checkRecipientCount(contacts.length, 'the lists');
+      const { kept, counts } = await filterRecipients(contacts, {
+        allowedCountries,
+        lookup: lookup(auth.accountId),
+        chunk: filterChunk,
+      });
+      return execute(auth, p, kept, counts, options.simulate, now);
+    },
+
+    /** Every message of a campaign in seq order, a page at a time (the operator's `pigeon messages`). */
+    async *messages(ticket: string, pageSize = 1000): AsyncGenerator<MessageLine> {
+      const id = idIn(ticket);
+      const owner = id === undefined ? undefined : await campaignsRepo.findOwner(db, id);
+      if (id === undefined || !owner) throw ApiError.notFound(`campaign "${ticket}" not found`);
+      for (let after = -1; ; ) {
+        const page = await campaignsRepo.messagesPage(db, Number(owner.account_id), id, after, pageSize);
+        for (const m of page) {
+          yield {
+            recipient: m.recipient,
+            gsmsmsid: m.gsmsmsid,
+            text: m.text,
+            parts: Number(m.parts),
+            encoding: m.encoding,
+            state: m.state,
+          };
+        }
+        if (page.length < pageSize) return;
+        after = Number(page[page.length - 1].seq);
+      }
+    },
+  };
+}

@@ -1,0 +1,97 @@
+// Which recipients of a send are kept, and why the others are not. Each recipient given lands in exactly
+// one bucket, checked in this order: invalid, duplicated, not_allowed, blacklisted, npai, else sent; so
+// total = sent + the five counts.
+import { checkNumber, normalizeNumber } from './numbers.ts';
+
+export interface FilterCounts {
+  total: number;
+  sent: number;
+  blacklisted: number;
+  duplicated: number;
+  invalid: number;
+  npai: number;
+  not_allowed: number;
+}
+
+export interface Candidate<T> {
+  /** The number as given. */
+  raw: string;
+  /** What the caller carries along with it (gsmsmsid, contact). */
+  item: T;
+}
+
+export interface Kept<T> {
+  number: string;
+  item: T;
+}
+
+/** Tells which of up to `chunk` numbers are blacklisted or NPAI for the account. */
+export type ListedLookup = (numbers: string[]) => Promise<{ number: string; list: string }[]>;
+
+export async function filterRecipients<T>(
+  candidates: Iterable<Candidate<T>>,
+  options: { allowedCountries: Set<string> | undefined; lookup: ListedLookup; chunk: number },
+): Promise<{ kept: Kept<T>[]; counts: FilterCounts }> {
+  const counts: FilterCounts = {
+    total: 0,
+    sent: 0,
+    blacklisted: 0,
+    duplicated: 0,
+    invalid: 0,
+    npai: 0,
+    not_allowed: 0,
+  };
+  const { allowedCountries } = options;
+  // Verdict per normalized number, so a repeat is neither validated again nor counted twice as invalid.
+  const seen = new Map<string, boolean>();
+  const allowed: Kept<T>[] = [];
+  for (const { raw, item } of candidates) {
+    counts.total++;
+    const number = normalizeNumber(raw);
+    if (number === undefined) {
+      counts.invalid++;
+      continue;
+    }
+    const verdict = seen.get(number);
+    if (verdict !== undefined) {
+      if (verdict) counts.duplicated++;
+      else counts.invalid++;
+      continue;
+    }
+    const check = checkNumber(number);
+    seen.set(number, check.valid);
+    if (!check.valid) {
+      counts.invalid++;
+      continue;
+    }
+    if (allowedCountries && (check.country === undefined || !allowedCountries.has(check.country))) {
+      counts.not_allowed++;
+      continue;
+    }
+    allowed.push({ number, item });
+  }
+  seen.clear();
+
+  // Blacklist and NPAI are read for the surviving numbers only, a chunk per query, never the whole list.
+  const listed = new Map<string, string>();
+  for (let i = 0; i < allowed.length; i += options.chunk) {
+    const numbers = allowed.slice(i, i + options.chunk).map((k) => k.number);
+    for (const row of await options.lookup(numbers)) {
+      // A number on both lists counts as blacklisted: the stronger reason not to send.
+      if (listed.get(row.number) !== 'blacklist') listed.set(row.number, row.list);
+    }
+  }
+  if (listed.size === 0) {
+    counts.sent = allowed.length;
+    return { kept: allowed, counts };
+  }
+  const kept: Kept<T>[] = [];
+  for (const k of allowed) {
+    const list = listed.get(k.number);
+    if (list === 'blacklist') counts.blacklisted++;
+    else if (list === 'npai') counts.npai++;
+    else kept.push(k);
+  }
+  counts.sent = kept.length;
+  return { kept, counts };
+}
