@@ -1,0 +1,384 @@
+// An SMPP 3.4 client on the `smpp` package: several transceiver binds, a window of in-flight submit_sm per
+// bind, a throughput limit counted in parts, enquire_link keepalive and reconnection with backoff.
+import smpp, { type Pdu, type Session } from 'smpp';
+import { senderAddress } from '../outbound-parts.ts';
+import { parseReceipt } from '../receipt.ts';
+import type { InboundHandler, InboundMessage, OutboundPart, SubmitOutcome, Transport } from '../transport.ts';
+import { classifySubmitStatus, isBackpressure } from './submit-status.ts';
+
+export interface SmppOptions {
+  /** smpp://system_id:password@host:port */
+  url: string;
+  binds: number;
+  window: number;
+  /** Parts per second over all binds; 0 for no limit. */
+  tps: number;
+  systemType?: string;
+  enquireLinkMs: number;
+  responseTimeoutMs: number;
+  reconnectMinMs: number;
+  reconnectMaxMs: number;
+  /** Times a throttled or queue-full part is offered again before the worker is told to retry later. */
+  backpressureRetries: number;
+}
+
+interface Log {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+interface Pending {
+  resolve(outcome: SubmitOutcome): void;
+  timer: NodeJS.Timeout;
+}
+
+const receiptEsmMask = 0x3c;
+const deliveryReceipt = 0x04;
+
+function parseSmppUrl(url: string) {
+  const parsed = new URL(url);
+  if (parsed.protocol !== 'smpp:')
+    throw new Error(`SMPP_URL must start with smpp://, got ${parsed.protocol}`);
+  return {
+    host: parsed.hostname,
+    port: Number(parsed.port || 2775),
+    systemId: decodeURIComponent(parsed.username),
+    password: decodeURIComponent(parsed.password),
+  };
+}
+
+/** The message text of a deliver_sm, from short_message or message_payload, after the package decoded it. */
+function messageOf(pdu: Pdu): { text: string; udh: Buffer[] } {
+  const raw = (pdu.message_payload ?? pdu.short_message) as
+    | { message?: unknown; udh?: Buffer[] }
+    | Buffer
+    | string;
+  if (typeof raw === 'string') return { text: raw, udh: [] };
+  if (Buffer.isBuffer(raw)) return { text: raw.toString('latin1'), udh: [] };
+  const message = raw?.message;
+  const text =
+    typeof message === 'string' ? message : Buffer.isBuffer(message) ? message.toString('latin1') : '';
+  return { text, udh: raw?.udh ?? [] };
+}
+
+/** Concatenation info from a UDH (8- or 16-bit reference) or the SAR TLVs. */
+function concatOf(pdu: Pdu, udh: Buffer[]): InboundMessage['part'] {
+  for (const ie of udh) {
+    if (ie[0] === 0x00 && ie.length >= 5) return { ref: ie[2], total: ie[3], seq: ie[4] };
+    if (ie[0] === 0x08 && ie.length >= 6) return { ref: ie.readUInt16BE(2), total: ie[4], seq: ie[5] };
+  }
+  if (typeof pdu.sar_msg_ref_num === 'number' && typeof pdu.sar_total_segments === 'number') {
+    return { ref: pdu.sar_msg_ref_num, total: pdu.sar_total_segments, seq: Number(pdu.sar_segment_seqnum) };
+  }
+  return undefined;
+}
+
+class Bind {
+  session: Session | undefined;
+  bound = false;
+  readonly pending = new Map<number, Pending>();
+  private nextKey = 0;
+  private reconnectMs: number;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private keepaliveTimer: NodeJS.Timeout | undefined;
+  private awaitingEnquire = false;
+  pausedUntil = 0;
+  /** Slots handed out by acquire() whose submit_sm has not been written yet. */
+  reserved = 0;
+  private stopped = false;
+
+  constructor(
+    readonly index: number,
+    private readonly options: SmppOptions,
+    private readonly handler: InboundHandler,
+    private readonly log: Log,
+    private readonly onReady: () => void,
+  ) {
+    this.reconnectMs = options.reconnectMinMs;
+  }
+
+  get free(): number {
+    return this.bound && Date.now() >= this.pausedUntil
+      ? this.options.window - this.pending.size - this.reserved
+      : 0;
+  }
+
+  connect(): void {
+    if (this.stopped) return;
+    const target = parseSmppUrl(this.options.url);
+    const session = smpp.connect({ host: target.host, port: target.port });
+    this.session = session;
+    session.socket.setNoDelay(true);
+    session.on('connect', () => {
+      session.bind_transceiver(
+        {
+          system_id: target.systemId,
+          password: target.password,
+          system_type: this.options.systemType ?? '',
+          interface_version: 0x34,
+        },
+        (pdu) => {
+          if (pdu.command_status !== 0) {
+            this.log.error(
+              { bind: this.index, status: pdu.command_status },
+              'SMPP bind refused (check SMPP_URL credentials); retrying with backoff',
+            );
+            session.destroy();
+            return;
+          }
+          this.bound = true;
+          this.reconnectMs = this.options.reconnectMinMs;
+          this.log.info({ bind: this.index, host: target.host, port: target.port }, 'SMPP bound');
+          this.startKeepalive();
+          this.onReady();
+        },
+      );
+    });
+    session.on('deliver_sm', (pdu: Pdu) => void this.onDeliver(session, pdu));
+    session.on('enquire_link', (pdu: Pdu) => session.send(pdu.response()));
+    session.on('unbind', (pdu: Pdu) => {
+      session.send(pdu.response());
+      session.close();
+    });
+    session.on('error', (error: Error) =>
+      this.log.warn({ bind: this.index, err: error.message }, 'SMPP connection error'),
+    );
+    session.on('close', () => this.onClose(session));
+  }
+
+  private startKeepalive(): void {
+    clearInterval(this.keepaliveTimer);
+    this.awaitingEnquire = false;
+    this.keepaliveTimer = setInterval(() => {
+      const session = this.session;
+      if (!session || !this.bound) return;
+      if (this.awaitingEnquire) {
+        this.log.warn({ bind: this.index }, 'SMPP enquire_link unanswered; reconnecting');
+        session.destroy();
+        return;
+      }
+      this.awaitingEnquire = true;
+      session.enquire_link({}, () => {
+        this.awaitingEnquire = false;
+      });
+    }, this.options.enquireLinkMs);
+    this.keepaliveTimer.unref();
+  }
+
+  private onClose(session: Session): void {
+    if (session !== this.session) return;
+    this.bound = false;
+    this.session = undefined;
+    clearInterval(this.keepaliveTimer);
+    for (const [key, pending] of this.pending) {
+      clearTimeout(pending.timer);
+      this.pending.delete(key);
+      pending.resolve({
+        ok: false,
+        retry: true,
+        dlrStatus: 1,
+        error: 'SMPP connection lost before submit_sm_resp',
+      });
+    }
+    if (this.stopped) return;
+    const delay = this.reconnectMs;
+    this.reconnectMs = Math.min(this.reconnectMs * 2, this.options.reconnectMaxMs);
+    this.reconnectTimer = setTimeout(() => this.connect(), delay);
+  }
+
+  private async onDeliver(session: Session, pdu: Pdu): Promise<void> {
+    try {
+      const { text, udh } = messageOf(pdu);
+      const esm = Number(pdu.esm_class ?? 0);
+      const isReceipt = (esm & receiptEsmMask) === deliveryReceipt || pdu.receipted_message_id !== undefined;
+      if (isReceipt) {
+        const receipt = parseReceipt(text, {
+          receiptedMessageId: pdu.receipted_message_id,
+          messageState: pdu.message_state,
+        });
+        if (receipt) await this.handler.onReceipt(receipt);
+        else
+          this.log.warn({ bind: this.index, text }, 'unreadable delivery receipt acknowledged and ignored');
+      } else {
+        await this.handler.onInbound({
+          from: String(pdu.source_addr ?? ''),
+          to: String(pdu.destination_addr ?? ''),
+          text,
+          part: concatOf(pdu, udh),
+        });
+      }
+      session.send(pdu.response());
+    } catch (error) {
+      // Not acknowledged as done: the SMSC keeps the message and offers it again.
+      this.log.error(
+        { bind: this.index, err: (error as Error).message },
+        'deliver_sm not recorded; asking SMSC to retry',
+      );
+      session.send(pdu.response({ command_status: smpp.ESME_RX_T_APPN }));
+    }
+  }
+
+  /** Sends one submit_sm in a slot reserved by the transport's acquire(). */
+  submit(fields: Record<string, unknown>): Promise<{ status: number; messageId: string } | 'lost'> {
+    this.reserved--;
+    return new Promise((resolve) => {
+      const session = this.session;
+      if (!session || !this.bound) {
+        resolve('lost');
+        return;
+      }
+      const key = this.nextKey++;
+      const timer = setTimeout(() => {
+        this.pending.delete(key);
+        resolve('lost');
+        this.log.warn({ bind: this.index }, 'submit_sm_resp timed out; reconnecting');
+        session.destroy();
+      }, this.options.responseTimeoutMs);
+      this.pending.set(key, {
+        timer,
+        resolve: (outcome) => resolve(outcome.ok ? { status: 0, messageId: outcome.smscId } : 'lost'),
+      });
+      const sent = session.submit_sm(fields, (pdu) => {
+        const pending = this.pending.get(key);
+        if (!pending) return;
+        clearTimeout(pending.timer);
+        this.pending.delete(key);
+        resolve({ status: pdu.command_status, messageId: String(pdu.message_id ?? '') });
+        this.onReady();
+      });
+      if (!sent) {
+        clearTimeout(timer);
+        this.pending.delete(key);
+        resolve('lost');
+      }
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.reconnectTimer);
+    clearInterval(this.keepaliveTimer);
+    const session = this.session;
+    if (!session) return;
+    await new Promise<void>((resolve) => {
+      const force = setTimeout(() => session.destroy(), 2000);
+      session.once('close', () => {
+        clearTimeout(force);
+        resolve();
+      });
+      if (this.bound) session.unbind({}, () => session.close());
+      else session.destroy();
+    });
+  }
+}
+
+export class SmppTransport implements Transport {
+  readonly name = 'smpp';
+  private binds: Bind[] = [];
+  private waiters: (() => void)[] = [];
+  private nextBind = 0;
+  private tokens: number;
+  private lastRefill = Date.now();
+
+  constructor(
+    private readonly options: SmppOptions,
+    private readonly log: Log,
+  ) {
+    parseSmppUrl(options.url);
+    this.tokens = options.tps;
+  }
+
+  async start(handler: InboundHandler): Promise<void> {
+    for (let i = 0; i < this.options.binds; i++) {
+      const bind = new Bind(i, this.options, handler, this.log, () => this.wake());
+      this.binds.push(bind);
+      bind.connect();
+    }
+  }
+
+  ready(): boolean {
+    return this.binds.some((b) => b.bound);
+  }
+
+  private wake(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w();
+  }
+
+  /** Reserves a slot on a bound connection with room in its window, round-robin; waits for one. */
+  private async acquire(): Promise<Bind> {
+    for (;;) {
+      for (let i = 0; i < this.binds.length; i++) {
+        const bind = this.binds[(this.nextBind + i) % this.binds.length];
+        if (bind.free > 0) {
+          this.nextBind = (bind.index + 1) % this.binds.length;
+          bind.reserved++;
+          return bind;
+        }
+      }
+      const paused = this.binds.filter((b) => b.bound && b.pausedUntil > Date.now());
+      await new Promise<void>((resolve) => {
+        this.waiters.push(resolve);
+        if (paused.length > 0)
+          setTimeout(() => this.wake(), Math.min(...paused.map((b) => b.pausedUntil)) - Date.now());
+      });
+    }
+  }
+
+  /** Takes one part from the throughput budget, waiting for it to refill. */
+  private async throttle(): Promise<void> {
+    const tps = this.options.tps;
+    if (tps <= 0) return;
+    for (;;) {
+      const now = Date.now();
+      this.tokens = Math.min(tps, this.tokens + ((now - this.lastRefill) * tps) / 1000);
+      this.lastRefill = now;
+      if (this.tokens >= 1) {
+        this.tokens -= 1;
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.ceil(((1 - this.tokens) * 1000) / tps)));
+    }
+  }
+
+  async submit(part: OutboundPart): Promise<SubmitOutcome> {
+    const source = senderAddress(part.sender);
+    const shortMessage = part.udh ? Buffer.concat([part.udh, part.payload]) : Buffer.from(part.payload);
+    const fields = {
+      source_addr_ton: source.ton,
+      source_addr_npi: source.npi,
+      source_addr: source.addr,
+      dest_addr_ton: 1,
+      dest_addr_npi: 1,
+      destination_addr: part.destination,
+      esm_class: part.udh ? 0x40 : 0,
+      registered_delivery: 1,
+      data_coding: part.dataCoding,
+      short_message: shortMessage,
+    };
+    let backoffMs = 200;
+    for (let attempt = 0; ; attempt++) {
+      await this.throttle();
+      const bind = await this.acquire();
+      const result = await bind.submit(fields);
+      if (result === 'lost') {
+        return { ok: false, retry: true, dlrStatus: 1, error: 'SMPP connection lost before submit_sm_resp' };
+      }
+      if (result.status === 0) return { ok: true, smscId: result.messageId };
+      const outcome = classifySubmitStatus(result.status);
+      if (isBackpressure(result.status)) {
+        bind.pausedUntil = Date.now() + backoffMs;
+        backoffMs = Math.min(backoffMs * 2, 10_000);
+        if (attempt < this.options.backpressureRetries) continue;
+      }
+      return { ok: false, ...outcome };
+    }
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.binds.map((b) => b.stop()));
+    this.wake();
+  }
+}

@@ -1,0 +1,51 @@
+// The seam between the delivery worker and a carrier: the SMPP client or the built-in simulator.
+
+/** One SMS part as it goes on the wire. */
+export interface OutboundPart {
+  destination: string;
+  /** Alphanumeric or numeric sender; null lets the SMSC choose. */
+  sender: string | null;
+  /** data_coding: 0 for GSM-7 (unpacked septets), 8 for UCS-2. */
+  dataCoding: 0 | 8;
+  /** Concatenation header for a part of a long message; absent for a single SMS. */
+  udh?: Uint8Array;
+  payload: Uint8Array;
+}
+
+export type SubmitOutcome =
+  | { ok: true; smscId: string }
+  /** `retry`: a temporary refusal (throttled, queue full, connection lost); else final with its DLR status. */
+  | { ok: false; retry: boolean; dlrStatus: number; error: string };
+
+/** A delivery receipt, from the receipt text or the TLVs. */
+export interface Receipt {
+  smscId: string;
+  /** SMPP state word: DELIVRD, UNDELIV, EXPIRED, REJECTD, DELETED, UNKNOWN, ACCEPTD, ENROUTE. */
+  stat: string;
+  /** Network error code from `err:` (three digits), when given. */
+  err: string | null;
+}
+
+/** A message from a handset (MO), possibly one part of a concatenated message. */
+export interface InboundMessage {
+  from: string;
+  to: string;
+  text: string;
+  /** Concatenation info when this is one part of a longer message. */
+  part?: { ref: number; total: number; seq: number };
+}
+
+export interface InboundHandler {
+  /** Must have persisted the receipt when it resolves: the SMSC is acknowledged only then. */
+  onReceipt(receipt: Receipt): Promise<void>;
+  onInbound(message: InboundMessage): Promise<void>;
+}
+
+export interface Transport {
+  readonly name: string;
+  start(handler: InboundHandler): Promise<void>;
+  /** True when at least one connection can take a submit now. */
+  ready(): boolean;
+  submit(part: OutboundPart): Promise<SubmitOutcome>;
+  stop(): Promise<void>;
+}

@@ -1,0 +1,214 @@
+// A loopback SMSC on the `smpp` package's server, controllable from tests: credentials, throttling, held
+// responses (to watch the window), receipts in text or TLV form with hex or decimal ids, MO injection,
+// and dropping every connection.
+import type { AddressInfo } from 'node:net';
+import smpp, { type Pdu, type Session } from 'smpp';
+
+export interface SubmittedPdu {
+  destination: string;
+  source: string;
+  sourceTon: number;
+  sourceNpi: number;
+  esmClass: number;
+  dataCoding: number;
+  udh: Buffer | undefined;
+  payload: Buffer;
+  messageId: string;
+}
+
+export interface SmscOptions {
+  systemId?: string;
+  password?: string;
+  /** How receipts are sent: the text, the TLVs, or none. */
+  receipts?: 'text' | 'tlv' | 'none';
+  /** Ids in submit_sm_resp as decimal; the text receipt then carries them in hex (as some SMSCs do). */
+  idFormat?: 'hex' | 'dec';
+  /** The stat and err of the receipt for a destination (default DELIVRD 000). */
+  outcome?: (destination: string) => { stat: string; err?: string };
+  /** Answers this command_status instead of submitting, for the first `count` submits. */
+  refuse?: { status: number; count: number };
+}
+
+export class TestSmsc {
+  readonly submits: SubmittedPdu[] = [];
+  readonly sessions = new Set<Session>();
+  bindAttempts = 0;
+  maxInFlight = 0;
+  private inFlight = 0;
+  private held: (() => void)[] = [];
+  holdResponses = false;
+  private server: ReturnType<typeof smpp.createServer>;
+  private nextId = 1000;
+  port = 0;
+  private refused = 0;
+
+  constructor(readonly options: SmscOptions = {}) {
+    this.server = this.createServer();
+  }
+
+  get url(): string {
+    return `smpp://${this.options.systemId ?? 'pigeon'}:${this.options.password ?? 'secret'}@127.0.0.1:${this.port}`;
+  }
+
+  private createServer() {
+    return smpp.createServer((session: Session) => {
+      session.socket.setNoDelay(true);
+      this.sessions.add(session);
+      session.on('close', () => this.sessions.delete(session));
+      session.on('error', () => {});
+      session.on('bind_transceiver', (pdu: Pdu) => {
+        this.bindAttempts++;
+        const ok =
+          pdu.system_id === (this.options.systemId ?? 'pigeon') &&
+          pdu.password === (this.options.password ?? 'secret');
+        session.send(pdu.response({ command_status: ok ? 0 : smpp.ESME_RBINDFAIL }));
+        if (!ok) session.close();
+      });
+      session.on('enquire_link', (pdu: Pdu) => session.send(pdu.response()));
+      session.on('unbind', (pdu: Pdu) => {
+        session.send(pdu.response());
+        session.close();
+      });
+      session.on('submit_sm', (pdu: Pdu) => this.onSubmit(session, pdu));
+    });
+  }
+
+  async listen(port = 0): Promise<this> {
+    await new Promise<void>((resolve) => this.server.listen(port, '127.0.0.1', resolve));
+    this.port = (this.server.address() as AddressInfo).port;
+    return this;
+  }
+
+  private onSubmit(session: Session, pdu: Pdu): void {
+    if (this.options.refuse && this.refused < this.options.refuse.count) {
+      this.refused++;
+      session.send(pdu.response({ command_status: this.options.refuse.status }));
+      return;
+    }
+    const raw = pdu.short_message as { message?: Buffer | string; udh?: Buffer[] } | Buffer;
+    const bytes = this.rawBytes(pdu, raw);
+    const esmClass = Number(pdu.esm_class);
+    const udhi = (esmClass & 0x40) !== 0;
+    const udh = udhi ? bytes.subarray(0, bytes[0] + 1) : undefined;
+    const id = this.nextId++;
+    const messageId = this.options.idFormat === 'dec' ? String(id) : id.toString(16);
+    this.submits.push({
+      destination: String(pdu.destination_addr),
+      source: String(pdu.source_addr),
+      sourceTon: Number(pdu.source_addr_ton),
+      sourceNpi: Number(pdu.source_addr_npi),
+      esmClass,
+      dataCoding: Number(pdu.data_coding),
+      udh,
+      payload: udh ? bytes.subarray(udh.length) : bytes,
+      messageId,
+    });
+    this.inFlight++;
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+    const respond = () => {
+      this.inFlight--;
+      session.send(pdu.response({ message_id: messageId }));
+      if (this.options.receipts !== 'none') this.sendReceipt(session, id, String(pdu.destination_addr));
+    };
+    if (this.holdResponses) this.held.push(respond);
+    else respond();
+  }
+
+  /** The bytes the client put on the wire, whatever the package decoded them into. */
+  private rawBytes(pdu: Pdu, raw: { message?: Buffer | string; udh?: Buffer[] } | Buffer): Buffer {
+    if (Buffer.isBuffer(raw)) return raw;
+    const udh = raw.udh
+      ? Buffer.concat([Buffer.from([raw.udh.reduce((n, ie) => n + ie.length, 0)]), ...raw.udh])
+      : Buffer.alloc(0);
+    const message = raw.message;
+    let body: Buffer;
+    if (Buffer.isBuffer(message)) body = message;
+    else if (Number(pdu.data_coding) === 8) body = Buffer.from(String(message), 'utf16le').swap16();
+    // The package decoded GSM 03.38 into text; its own encoder gives the septets back.
+    else body = smpp.encodings.ASCII.encode(String(message ?? ''));
+    return Buffer.concat([udh, body]);
+  }
+
+  /** Answers every held submit_sm. */
+  release(): void {
+    const held = this.held;
+    this.held = [];
+    for (const respond of held) respond();
+  }
+
+  private sendReceipt(session: Session, id: number, destination: string): void {
+    const { stat, err = '000' } = this.options.outcome?.(destination) ?? { stat: 'DELIVRD' };
+    const hexId = id.toString(16);
+    if (this.options.receipts === 'tlv') {
+      const states: Record<string, number> = {
+        DELIVRD: 2,
+        EXPIRED: 3,
+        DELETED: 4,
+        UNDELIV: 5,
+        ACCEPTD: 6,
+        UNKNOWN: 7,
+        REJECTD: 8,
+      };
+      session.deliver_sm({
+        source_addr: destination,
+        esm_class: 0x04,
+        short_message: '',
+        receipted_message_id: this.options.idFormat === 'dec' ? String(id) : hexId,
+        message_state: states[stat] ?? 7,
+      });
+      return;
+    }
+    session.deliver_sm({
+      source_addr: destination,
+      esm_class: 0x04,
+      short_message: `id:${hexId} sub:001 dlvrd:${stat === 'DELIVRD' ? '001' : '000'} submit date:2601051000 done date:2601051000 stat:${stat} err:${err} text:`,
+    });
+  }
+
+  /** Sends an MO from a handset over the first bound session; several parts when `parts` > 1. */
+  sendMo(from: string, to: string, text: string, parts = 1, ref = 42): void {
+    const session = [...this.sessions][0];
+    if (!session) throw new Error('no SMPP session to send the MO on');
+    if (parts === 1) {
+      session.deliver_sm({
+        source_addr: from,
+        destination_addr: to,
+        esm_class: 0,
+        data_coding: 0,
+        short_message: text,
+      });
+      return;
+    }
+    const size = Math.ceil(text.length / parts);
+    for (let i = 0; i < parts; i++) {
+      session.deliver_sm({
+        source_addr: from,
+        destination_addr: to,
+        esm_class: 0x40,
+        data_coding: 8,
+        short_message: {
+          udh: Buffer.from([0x05, 0x00, 0x03, ref, parts, i + 1]),
+          message: text.slice(i * size, (i + 1) * size),
+        },
+      });
+    }
+  }
+
+  /** Cuts every connection (the SMSC crashed). */
+  dropAll(): void {
+    for (const session of this.sessions) session.destroy();
+  }
+
+  async close(): Promise<void> {
+    this.dropAll();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** Stops listening and cuts connections, then listens again on the same port. */
+  async restartAfter(stoppedFor: () => Promise<void>): Promise<void> {
+    await this.close();
+    await stoppedFor();
+    this.server = this.createServer();
+    await this.listen(this.port);
+  }
+}
