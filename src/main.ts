@@ -23,6 +23,12 @@ const print = (value: unknown): void => {
   process.stdout.write(`${JSON.stringify(value)}\n`);
 };
 
+/** Writes to stdout, waiting when the pipe is full. */
+function writeOut(chunk: string): Promise<void> {
+  if (chunk === '' || process.stdout.write(chunk)) return Promise.resolve();
+  return new Promise((resolve) => process.stdout.once('drain', () => resolve()));
+}
+
 function needId(value: string | undefined, what: string): number {
   const id = idIn(value);
   if (id === undefined) throw new UsageError(`${what} must be a positive integer, got "${value ?? ''}"`);
@@ -115,6 +121,23 @@ async function run(argv: string[]): Promise<void> {
         deps.services.accounts.createTokenForCli(accountId, values.name!),
       );
       return print({ token_id, token });
+    }
+    case 'messages': {
+      if (!sub) throw new UsageError('messages needs a TICKET');
+      return withDeps(config, async (deps) => {
+        // Messages are read a page at a time and written as they come, so a 100k campaign is never held whole.
+        let lines = '';
+        let count = 0;
+        for await (const m of deps.services.campaigns.messages(sub)) {
+          const { recipient, gsmsmsid, text, parts, state } = m;
+          lines += `${JSON.stringify({ recipient, gsmsmsid, text, parts, state })}\n`;
+          if (++count % 1000 === 0) {
+            await writeOut(lines);
+            lines = '';
+          }
+        }
+        await writeOut(lines);
+      });
     }
     default:
       throw new UsageError(`unknown command "${command}"`);
