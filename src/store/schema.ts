@@ -126,6 +126,46 @@ export interface MessagesTable {
   smsc_id: string | null;
   dlr_status: number | null;
   updated_at: number;
+  attempts: Generated<number>;
+  error: string | null;
+}
+
+export interface MessagePartsTable {
+  id: Generated<number>;
+  message_id: number;
+  part_no: number;
+  smsc_id: string;
+  stat: string | null;
+  dlr_status: number | null;
+  updated_at: number;
+}
+
+export interface OrphanReceiptsTable {
+  id: Generated<number>;
+  smsc_id: string;
+  stat: string;
+  err: string | null;
+  received_at: number;
+}
+
+export interface MoFragmentsTable {
+  id: Generated<number>;
+  sender: string;
+  recipient: string;
+  ref: number;
+  total: number;
+  seq: number;
+  text: string;
+  received_at: number;
+}
+
+export interface EventsTable {
+  id: Generated<number>;
+  account_id: number;
+  type: string;
+  /** The webhook body, as JSON. */
+  payload: string;
+  created_at: number;
 }
 
 export interface LinksTable {
@@ -165,4 +205,8 @@ export interface Database {
   messages: MessagesTable;
   links: LinksTable;
   clicks: ClicksTable;
+  message_parts: MessagePartsTable;
+  orphan_receipts: OrphanReceiptsTable;
+  mo_fragments: MoFragmentsTable;
+  events: EventsTable;
 }
