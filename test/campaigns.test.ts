@@ -470,3 +470,48 @@ describeEachDialect('send: JSON and XML', (h) => {
     expect(xml.body.details).toMatch(/pushtype "promo"/);
   });
 });
+
+describeEachDialect('send: concurrent sends share a commit, each all or nothing', (h) => {
+  it('of concurrent sends, the one the balance cannot cover is -3 and leaves nothing; the others are stored', async () => {
+    const a = await h().account({ credits: 2 });
+    const b = await h().account({ credits: 5 });
+    const body = (n: number) => ({
+      sms: {
+        message: { text: 'hi <-short->', links: ['https://x.example'] },
+        recipients: { gsm: [{ value: fr(n) }] },
+      },
+    });
+    // Requests issued together are parsed in the same turn, so they go through one group transaction.
+    const results = await Promise.all([
+      call(h().app, 'POST', '/send', { token: a.token, json: body(1) }),
+      call(h().app, 'POST', '/send', { token: b.token, json: body(2) }),
+      call(h().app, 'POST', '/send', { token: a.token, json: body(3) }),
+      call(h().app, 'POST', '/send', { token: a.token, json: body(4) }),
+      call(h().app, 'POST', '/send', { token: b.token, json: body(5) }),
+    ]);
+    const statuses = results.map((r) => r.body.status);
+    expect(statuses.filter((s) => s === -3)).toHaveLength(1);
+    expect(statuses.filter((s) => s === 1)).toHaveLength(4);
+    const db = h().deps.store.db;
+    const campaignsOfA = await db
+      .selectFrom('campaigns')
+      .select('id')
+      .where('account_id', '=', a.id)
+      .execute();
+    expect(campaignsOfA).toHaveLength(2);
+    const linksOfA = await db.selectFrom('links').select('id').where('account_id', '=', a.id).execute();
+    expect(linksOfA).toHaveLength(2);
+    // A's three requests were for fr(1), fr(3) and fr(4): its stored messages are those of the two that succeeded.
+    const numbersOfA = [fr(1), fr(3), fr(4)];
+    const succeeded = [0, 2, 3].map((i, k) => (results[i].body.status === 1 ? numbersOfA[k] : undefined));
+    const recipientsOfA = await db
+      .selectFrom('messages')
+      .select('recipient')
+      .where('account_id', '=', a.id)
+      .orderBy('recipient')
+      .execute();
+    expect(recipientsOfA.map((m) => m.recipient)).toEqual(succeeded.filter((n) => n !== undefined));
+    expect((await call(h().app, 'GET', '/credits', { token: a.token })).body.credits).toBe(0);
+    expect((await call(h().app, 'GET', '/credits', { token: b.token })).body.credits).toBe(3);
+  });
+});

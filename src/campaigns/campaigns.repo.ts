@@ -3,8 +3,29 @@ import { sql } from 'kysely';
 import type { Executor } from '../store/db.ts';
 import type { CampaignsTable } from '../store/schema.ts';
 import { insertRows } from './bulk-insert.ts';
+import { runPrepared, slot } from './prepared.ts';
 
 export type NewCampaign = Omit<CampaignsTable, 'id'>;
+
+const campaignColumns = [
+  'account_id',
+  'billed_account_id',
+  'sender',
+  'text',
+  'pushtype',
+  'unicode',
+  'cost',
+  'total',
+  'sent',
+  'blacklisted',
+  'duplicated',
+  'invalid',
+  'npai',
+  'not_allowed',
+  'status',
+  'due_at',
+  'created_at',
+] as const satisfies readonly (keyof NewCampaign)[];
 
 /** Message columns in the order the service builds each row's values. */
 export const messageColumns = [
@@ -29,8 +50,17 @@ export const filterChunk = 500;
 
 export const campaignsRepo = {
   async insert(db: Executor, campaign: NewCampaign): Promise<number> {
-    const row = await db.insertInto('campaigns').values(campaign).returning('id').executeTakeFirstOrThrow();
-    return row.id;
+    const [row] = await runPrepared<{ id: number }>(
+      db,
+      'campaigns.insert',
+      (ex) =>
+        ex
+          .insertInto('campaigns')
+          .values(Object.fromEntries(campaignColumns.map((c, i) => [c, slot(i)])) as never)
+          .returning('id'),
+      campaignColumns.map((c) => campaign[c]),
+    );
+    return Number(row.id);
   },
 
   async setBilledAccount(db: Executor, accountId: number, id: number, billedAccountId: number) {
@@ -78,18 +108,24 @@ export const campaignsRepo = {
 export const filtersRepo = {
   /** Which of `numbers` (at most 2 × filterChunk bound values) are in the account's blacklist or NPAI list. */
   listed(db: Executor, accountId: number, numbers: readonly string[]) {
-    return db
-      .selectFrom('blacklist')
-      .select(['number', sql<string>`'blacklist'`.as('list')])
-      .where('account_id', '=', accountId)
-      .where('number', 'in', numbers)
-      .unionAll(
-        db
-          .selectFrom('npai')
-          .select(['number', sql<string>`'npai'`.as('list')])
-          .where('account_id', '=', accountId)
-          .where('number', 'in', numbers),
-      )
-      .execute();
+    const numberSlots = numbers.map((_, i) => slot(i + 1));
+    return runPrepared<{ number: string; list: string }>(
+      db,
+      `filters.listed.${numbers.length}`,
+      (ex) =>
+        ex
+          .selectFrom('blacklist')
+          .select(['number', sql<string>`'blacklist'`.as('list')])
+          .where('account_id', '=', slot(0) as never)
+          .where('number', 'in', numberSlots)
+          .unionAll(
+            ex
+              .selectFrom('npai')
+              .select(['number', sql<string>`'npai'`.as('list')])
+              .where('account_id', '=', slot(0) as never)
+              .where('number', 'in', numberSlots),
+          ),
+      [accountId, ...numbers],
+    );
   },
 };

@@ -23,6 +23,7 @@ import {
 import { parseCountries } from './numbers.ts';
 import { type Candidate, type FilterCounts, filterRecipients } from './recipient-filter.ts';
 import { countSegments } from './segments.ts';
+import { createSendBatcher } from './send-batcher.ts';
 
 export interface MessageInput {
   text: string;
@@ -85,6 +86,7 @@ export function createCampaignsService(deps: {
 }) {
   const { db, clock, config, accounts, links } = deps;
   const allowedCountries = parseCountries(config.ALLOWED_COUNTRIES);
+  const batcher = createSendBatcher(db);
 
   /** Checks every message field; the first broken rule is a -7 (or -4 for the delay) naming it. */
   function plan(message: MessageInput, now: number): Plan {
@@ -195,7 +197,7 @@ export function createCampaignsService(deps: {
     }
 
     const accountId = auth.accountId;
-    return db.transaction().execute(async (tx) => {
+    return batcher.submit(async (tx) => {
       const campaignId = await campaignsRepo.insert(tx, {
         account_id: accountId,
         billed_account_id: accountId,

@@ -1,0 +1,216 @@
+// POST /send over real HTTP against a server in a child process on a temp SQLite file, so the load
+// generator (autocannon, in this process) does not share the server's event loop or CPU time.
+//   (a) single-recipient sends: requests/s with 64 connections for 15 s;
+//   (b) one send of 100,000 distinct recipients with one link: wall time and the server's peak RSS.
+// Run: npm run bench -- send    (BENCH_SEND_SECONDS and BENCH_SEND_RECIPIENTS shorten it).
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import pino from 'pino';
+import { loadConfig } from '../src/config.ts';
+import { createDeps } from '../src/deps.ts';
+import { buildApp } from '../src/http/app.ts';
+
+interface AutocannonResult {
+  requests: { average: number; total: number };
+  latency: { p50: number; p99: number };
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  '2xx': number;
+}
+type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>;
+// autocannon is CommonJS without types: loaded through require, with the few fields used here typed above.
+const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+
+const here = fileURLToPath(import.meta.url);
+const seconds = Number(process.env.BENCH_SEND_SECONDS ?? 15);
+const bulkRecipients = Number(process.env.BENCH_SEND_RECIPIENTS ?? 100_000);
+
+/** The child: serve the API on an ephemeral port and say where on stdout. */
+async function serveChild(): Promise<void> {
+  const config = loadConfig({ ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn' });
+  const deps = await createDeps(config, { logger: pino({ level: 'warn' }) });
+  const app = buildApp({ config, logger: deps.logger, services: deps.services });
+  const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  process.stdout.write(`${JSON.stringify({ url })}\n`);
+  process.on('SIGTERM', () => {
+    void app.close().then(() => deps.close().then(() => process.exit(0)));
+  });
+}
+
+interface Server {
+  url: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+async function startServer(databaseUrl: string): Promise<Server> {
+  const child = spawn(
+    process.execPath,
+    [...(process.env.BENCH_SEND_NODE_FLAGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', here],
+    {
+      env: { ...process.env, PIGEON_SEND_BENCH_CHILD: '1', DATABASE_URL: databaseUrl },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const line = out.split('\n').find((l) => l.startsWith('{"url"'));
+      if (line) resolve((JSON.parse(line) as { url: string }).url);
+    });
+    child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
+  });
+  return {
+    url,
+    child,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** Resident set size now and at its peak (VmHWM), in MB, from /proc. */
+function memoryOf(pid: number): { rssMb: number; peakMb: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+) kB`).exec(status)?.[1] ?? Number.NaN);
+  return { rssMb: Math.round(kb('VmRSS') / 1024), peakMb: Math.round(kb('VmHWM') / 1024) };
+}
+
+/** CPU time (user + system) the process has used, in ms, from /proc (clock ticks are 10 ms here). */
+function cpuMsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+async function setupAccount(databaseUrl: string): Promise<string> {
+  const config = loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' });
+  const deps = await createDeps(config, { logger: pino({ level: 'silent' }) });
+  try {
+    const created = await deps.services.accounts.createAccount({
+      email: 'bench@example.com',
+      password: 'bench-password',
+      credits: 1_000_000_000,
+    });
+    return created.token;
+  } finally {
+    await deps.close();
+  }
+}
+
+async function countCampaigns(databaseUrl: string): Promise<number> {
+  const config = loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' });
+  const deps = await createDeps(config, { logger: pino({ level: 'silent' }) });
+  try {
+    const row = await deps.store.db
+      .selectFrom('campaigns')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  } finally {
+    await deps.close();
+  }
+}
+
+async function singleRecipientRate(dir: string): Promise<void> {
+  const databaseUrl = join(dir, 'rate.db');
+  const token = await setupAccount(databaseUrl);
+  const server = await startServer(databaseUrl);
+  try {
+    const body = JSON.stringify({
+      sms: {
+        message: {
+          text: 'Your parcel is on its way: <-short->',
+          pushtype: 'alert',
+          links: ['https://example.com/t/1'],
+        },
+        recipients: { gsm: [{ value: '33612345678', gsmsmsid: 'bench' }] },
+      },
+    });
+    const request = {
+      url: `${server.url}/send`,
+      method: 'POST' as const,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body,
+    };
+    // A short warm-up lets V8 optimize the hot path before the measured run.
+    await autocannon({ ...request, connections: 16, duration: 2 });
+    const warmed = await countCampaigns(databaseUrl);
+    const cpuBefore = cpuMsOf(server.child.pid!);
+    const result = await autocannon({ ...request, connections: 64, duration: seconds });
+    const cpuMs = cpuMsOf(server.child.pid!) - cpuBefore;
+    const stored = (await countCampaigns(databaseUrl)) - warmed;
+    const mem = memoryOf(server.child.pid!);
+    console.log(
+      `(a) POST /send, 1 recipient + 1 link, 64 connections, ${seconds} s, server in a child process:\n` +
+        `    ${Math.round(result.requests.average)} req/s average (${result.requests.total} requests), ` +
+        `latency p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms; ` +
+        `non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts}; ` +
+        `campaigns stored ${stored}; server RSS ${mem.rssMb} MB (peak ${mem.peakMb} MB)\n` +
+        `    server CPU ${Math.round((cpuMs * 1000) / stored)} µs per send (${Math.round(cpuMs / 10 / seconds)}% of one core)`,
+    );
+    // autocannon stops counting at the deadline, so up to one request per connection is stored but uncounted.
+    if (stored < result['2xx'] || stored > result['2xx'] + 64) {
+      console.log(`    WARNING: ${result['2xx']} answers 2xx but ${stored} campaigns stored`);
+    }
+  } finally {
+    await server.stop();
+  }
+}
+
+async function bulkSend(dir: string): Promise<void> {
+  const databaseUrl = join(dir, 'bulk.db');
+  const token = await setupAccount(databaseUrl);
+  const server = await startServer(databaseUrl);
+  try {
+    const gsm = Array.from({ length: bulkRecipients }, (_, i) => ({ value: `336${10_000_000 + i}` }));
+    const body = JSON.stringify({
+      sms: {
+        message: {
+          text: 'Spring sale: 20% off everything this weekend, see <-short-> for the details.',
+          pushtype: 'marketing',
+          links: ['https://shop.example.com/spring-sale?utm_source=sms'],
+        },
+        recipients: { gsm },
+      },
+    });
+    const before = memoryOf(server.child.pid!);
+    const started = performance.now();
+    const response = await fetch(`${server.url}/send`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body,
+    });
+    const answer = (await response.json()) as Record<string, unknown>;
+    const elapsedMs = performance.now() - started;
+    const after = memoryOf(server.child.pid!);
+    console.log(
+      `(b) POST /send with ${bulkRecipients} distinct recipients and 1 link (${(body.length / 1e6).toFixed(1)} MB body):\n` +
+        `    ${Math.round(elapsedMs)} ms; server RSS ${before.rssMb} MB before, peak ${after.peakMb} MB; ` +
+        `answer status ${answer.status}, sent ${answer.sent}, cost ${answer.cost}`,
+    );
+  } finally {
+    await server.stop();
+  }
+}
+
+export async function run(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'pigeon-send-bench-'));
+  try {
+    await singleRecipientRate(dir);
+    await bulkSend(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.env.PIGEON_SEND_BENCH_CHILD === '1' && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  await serveChild();
+}
