@@ -4,10 +4,10 @@ import { type AccountsService, createAccountsService } from './accounts/accounts
 import { type CampaignsService, createCampaignsService } from './campaigns/campaigns.service.ts';
 import { createListsService, type ListsService } from './campaigns/lists.service.ts';
 import type { Config } from './config.ts';
+import { createLinksService, type LinksService } from './links/links.service.ts';
 import { type Clock, systemClock } from './shared/clock.ts';
 import { openStore, type Store } from './store/db.ts';
 import { migrate } from './store/migrate.ts';
-import { createLinksService, type LinksService } from './links/links.service.ts';
 import { createWebhooksService, type WebhooksService } from './webhooks/webhooks.service.ts';
 
 export interface Services {
@@ -50,7 +50,13 @@ export async function createDeps(
   const { db } = store;
   const accounts = createAccountsService({ db, clock });
   const webhooks = createWebhooksService({ db, clock });
-  const links = createLinksService({ db, clock, baseUrl: config.LINK_BASE_URL, codeLength: config.SHORT_CODE_LENGTH });
+  const links = createLinksService({
+    db,
+    clock,
+    logger,
+    baseUrl: config.LINK_BASE_URL,
+    codeLength: config.SHORT_CODE_LENGTH,
+  });
   const campaigns = createCampaignsService({ db, clock, config, accounts, links });
   const lists = createListsService({ db, clock, maxContacts: config.MAX_RECIPIENTS });
   return {

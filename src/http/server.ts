@@ -1,9 +1,13 @@
 // Starts what this process serves: the API and the link server, per ROLE.
 import type { Deps } from '../deps.ts';
+import { closeLinkServer, createLinkServer } from '../links/link-server.ts';
 import { buildApp } from './app.ts';
+
+export { createLinkServer };
 
 export interface Running {
   apiUrl: string | undefined;
+  linkUrl: string | undefined;
   stop(): Promise<void>;
 }
 
@@ -11,14 +15,29 @@ export async function startServers(deps: Deps): Promise<Running> {
   const { config, logger } = deps;
   const stops: (() => Promise<void>)[] = [];
   let apiUrl: string | undefined;
+  let linkUrl: string | undefined;
   if (config.ROLE !== 'worker') {
     const app = buildApp({ config, logger, services: deps.services });
     apiUrl = await app.listen({ host: config.HOST, port: config.PORT });
     logger.info({ url: apiUrl }, 'API listening');
     stops.push(() => app.close());
+    const linkServer = createLinkServer(deps);
+    await new Promise<void>((resolve, reject) => {
+      linkServer.once('error', reject);
+      linkServer.listen(config.LINK_PORT, config.LINK_HOST, () => {
+        linkServer.off('error', reject);
+        resolve();
+      });
+    });
+    const address = linkServer.address();
+    const port = typeof address === 'object' && address ? address.port : config.LINK_PORT;
+    linkUrl = `http://${config.LINK_HOST.includes(':') ? `[${config.LINK_HOST}]` : config.LINK_HOST}:${port}`;
+    logger.info({ url: linkUrl, baseUrl: config.LINK_BASE_URL }, 'link server listening');
+    stops.push(() => closeLinkServer(linkServer, deps.services.links));
   }
   return {
     apiUrl,
+    linkUrl,
     async stop() {
       for (const stop of stops.reverse()) await stop();
     },
