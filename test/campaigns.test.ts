@@ -247,6 +247,26 @@ describeEachDialect('send: filtering', (h) => {
     expect(other.body).toMatchObject({ sent: 2, blacklisted: 0, npai: 0 });
   });
 
+  it('filters a send larger than one lookup chunk, across chunks', async () => {
+    const a = await h().account({ credits: 5000 });
+    const gsm = [...Array(1200)].map((_, n) => ({ value: `336${String(40000000 + n)}` }));
+    const plain = await send(h(), a, { gsm }, '/send/simulate');
+    expect(plain.body).toMatchObject({ status: 1, total: 1200, sent: 1200, blacklisted: 0, npai: 0 });
+    await call(h().app, 'POST', '/blacklist', {
+      token: a.token,
+      json: { blacklist: { contacts: { gsm: [gsm[10], gsm[600], gsm[1150]] } } },
+    });
+    await call(h().app, 'POST', '/npai', {
+      token: a.token,
+      json: { npai: { contacts: { gsm: [gsm[999]] } } },
+    });
+    const r = await send(h(), a, { gsm });
+    expect(r.body).toMatchObject({ status: 1, total: 1200, sent: 1196, blacklisted: 3, npai: 1, cost: 1196 });
+    const recipients = new Set((await messagesOf(h(), r.body.ticket)).map((m) => m.recipient));
+    for (const i of [10, 600, 1150, 999]) expect(recipients.has(gsm[i].value)).toBe(false);
+    expect(recipients.size).toBe(1196);
+  });
+
   it('GET /blacklist and /npai list the account numbers; adding one again adds nothing', async () => {
     const a = await h().account();
     await call(h().app, 'POST', '/blacklist', {

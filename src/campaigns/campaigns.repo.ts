@@ -106,6 +106,28 @@ export const campaignsRepo = {
 };
 
 export const filtersRepo = {
+  /** Whether the account has any number on its blacklist or NPAI list (one index probe each). */
+  async hasAny(db: Executor, accountId: number): Promise<boolean> {
+    const rows = await runPrepared<{ one: number }>(
+      db,
+      'filters.hasAny',
+      (ex) =>
+        ex
+          .selectFrom('blacklist')
+          .select(sql<number>`1`.as('one'))
+          .where('account_id', '=', slot(0) as never)
+          .unionAll(
+            ex
+              .selectFrom('npai')
+              .select(sql<number>`1`.as('one'))
+              .where('account_id', '=', slot(0) as never),
+          )
+          .limit(slot(1) as never),
+      [accountId, 1],
+    );
+    return rows.length > 0;
+  },
+
   /** Which of `numbers` (at most 2 × filterChunk bound values) are in the account's blacklist or NPAI list. */
   listed(db: Executor, accountId: number, numbers: readonly string[]) {
     const numberSlots = numbers.map((_, i) => slot(i + 1));

@@ -283,6 +283,7 @@ export function createCampaignsService(deps: {
       const { kept, counts } = await filterRecipients(candidates(), {
         allowedCountries,
         lookup: lookup(auth.accountId),
+        anyListed: () => filtersRepo.hasAny(db, auth.accountId),
         chunk: filterChunk,
       });
       return execute(auth, p, kept, counts, options.simulate, now);
@@ -331,6 +332,7 @@ export function createCampaignsService(deps: {
       const { kept, counts } = await filterRecipients(contacts, {
         allowedCountries,
         lookup: lookup(auth.accountId),
+        anyListed: () => filtersRepo.hasAny(db, auth.accountId),
         chunk: filterChunk,
       });
       return execute(auth, p, kept, counts, options.simulate, now);

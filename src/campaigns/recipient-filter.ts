@@ -30,7 +30,13 @@ export type ListedLookup = (numbers: string[]) => Promise<{ number: string; list
 
 export async function filterRecipients<T>(
   candidates: Iterable<Candidate<T>>,
-  options: { allowedCountries: Set<string> | undefined; lookup: ListedLookup; chunk: number },
+  options: {
+    allowedCountries: Set<string> | undefined;
+    lookup: ListedLookup;
+    chunk: number;
+    /** Whether the account has any listed number at all: lets a large send skip its chunked lookups. */
+    anyListed: () => Promise<boolean>;
+  },
 ): Promise<{ kept: Kept<T>[]; counts: FilterCounts }> {
   const counts: FilterCounts = {
     total: 0,
@@ -74,7 +80,8 @@ export async function filterRecipients<T>(
 
   // Blacklist and NPAI are read for the surviving numbers only, a chunk per query, never the whole list.
   const listed = new Map<string, string>();
-  for (let i = 0; i < allowed.length; i += options.chunk) {
+  const lookups = allowed.length <= options.chunk || (await options.anyListed());
+  for (let i = 0; lookups && i < allowed.length; i += options.chunk) {
     const numbers = allowed.slice(i, i + options.chunk).map((k) => k.number);
     for (const row of await options.lookup(numbers)) {
       // A number on both lists counts as blacklisted: the stronger reason not to send.
