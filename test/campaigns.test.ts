@@ -480,6 +480,16 @@ describeEachDialect('send: JSON and XML', (h) => {
     expect(m.text).toMatch(/^Hi http:\/\/.+\/[0-9A-Za-z]{10}$/);
   });
 
+  it('a number or gsmsmsid given as a JSON number is read as its digits', async () => {
+    const a = await h().account();
+    const r = await call(h().app, 'POST', '/send', {
+      token: a.token,
+      json: { sms: { message: { text: 'x' }, recipients: { gsm: [{ value: Number(fr(1)), gsmsmsid: 7 }] } } },
+    });
+    expect(r.body).toMatchObject({ status: 1, sent: 1 });
+    expect((await messagesOf(h(), r.body.ticket))[0]).toMatchObject({ recipient: fr(1), gsmsmsid: '7' });
+  });
+
   it('XML errors name the field, as JSON ones do', async () => {
     const a = await h().account();
     const xml = await call(h().app, 'POST', '/send', {

@@ -154,6 +154,33 @@ describeEachDialect('send to lists', (h) => {
     expect(simulated.body.ticket).toBeUndefined();
   });
 
+  it('POST /send/lists answers the same in XML as in JSON', async () => {
+    const a = await h().account();
+    const l = await createList(h(), a, [{ value: fr(1), info1: 'Ann' }, { value: fr(2) }]);
+    const json = await call(h().app, 'POST', '/send/lists', {
+      token: a.token,
+      json: {
+        sms: {
+          message: { text: 'Hi [info1] <-short->', links: ['https://x.example'] },
+          lists: [{ value: l.body.id }],
+        },
+      },
+    });
+    const xml = await call(h().app, 'POST', '/send/lists', {
+      token: a.token,
+      xml:
+        '<sms><message><text>Hi [info1] &lt;-short-&gt;</text><links>https://x.example</links></message>' +
+        `<lists><value>${l.body.id}</value></lists></sms>`,
+    });
+    expect(xml.raw).toMatch(/^<\?xml[^>]*\?><response><status>1<\/status>/);
+    const { ticket: _j, credits: jsonCredits, ...jsonRest } = json.body;
+    const { ticket: _x, credits: xmlCredits, ...xmlRest } = xml.body;
+    expect(xmlRest).toEqual(Object.fromEntries(Object.entries(jsonRest).map(([k, v]) => [k, String(v)])));
+    expect(Number(xmlCredits)).toBe(jsonCredits - json.body.cost);
+    const texts = (await messagesOf(h(), xml.body.ticket)).map((m) => m.text);
+    expect(texts[0]).toMatch(/^Hi Ann http/);
+  });
+
   it('an unknown list is -5; no list at all is -7', async () => {
     const a = await h().account();
     const r = await call(h().app, 'POST', '/send/lists', {
