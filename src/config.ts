@@ -22,14 +22,44 @@ export const ConfigSchema = Type.Object({
   BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 32 * 1024 * 1024 }),
   MAX_RECIPIENTS: Type.Integer({ minimum: 1, default: 500_000 }),
   TIMEZONE: Type.String({ default: 'Europe/Paris' }),
-  DEFAULT_COUNTRY_CODES: Type.Optional(Type.String()),
   /** Countries a campaign may send to, as ISO 3166 codes (`FR,BE`); unset allows every country. */
   ALLOWED_COUNTRIES: Type.Optional(Type.String({ pattern: '^\\s*[A-Za-z]{2}(\\s*,\\s*[A-Za-z]{2})*\\s*$' })),
   /** The opt-out mention added to marketing texts. */
   STOP_MENTION: Type.String({ minLength: 1, default: 'STOP au 36180' }),
+  /** How messages leave: the built-in carrier simulator, or an SMSC over SMPP. */
+  TRANSPORT: oneOf(['simulator', 'smpp'], 'simulator'),
+  SMPP_URL: Type.Optional(Type.String({ pattern: '^smpp://[^:@/]+:[^@/]*@[^:/]+(:\\d+)?/?$' })),
+  SMPP_BINDS: Type.Integer({ minimum: 1, maximum: 32, default: 1 }),
+  SMPP_WINDOW: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
+  /** Parts per second over all binds; 0 for no limit. */
+  SMPP_TPS: Type.Integer({ minimum: 0, default: 0 }),
+  SMPP_SYSTEM_TYPE: Type.String({ default: '' }),
+  SMPP_ENQUIRE_LINK_MS: Type.Integer({ minimum: 1000, default: 30_000 }),
+  SMPP_RESPONSE_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000 }),
+  SIM_DLR_DELAY_MS: Type.Integer({ minimum: 0, default: 1000 }),
+  /** Receipt outcomes of the simulator and their weights. */
+  SIM_OUTCOMES: Type.String({ default: 'DELIVRD=97,UNDELIV=2,EXPIRED=1' }),
+  /** How long a message may wait to be sent before it expires instead: 48h, 90m, 3600s, 2d. */
+  MESSAGE_VALIDITY: Type.String({ pattern: '^\\d+(s|m|h|d)$', default: '48h' }),
+  WORKER_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 10_000, default: 1000 }),
+  WORKER_POLL_MS: Type.Integer({ minimum: 5, default: 200 }),
+  LEASE_SECONDS: Type.Integer({ minimum: 5, default: 120 }),
+  /** Replies that opt the number out, compared without case or accents. */
+  STOP_KEYWORDS: Type.String({ default: 'STOP,STOP SMS,ARRET,UNSUBSCRIBE' }),
+  /** Receipt error codes meaning the number does not exist (it joins the NPAI list). */
+  NPAI_ERROR_CODES: Type.String({ default: '001' }),
 });
 
-export type Config = Static<typeof ConfigSchema> & { LINK_HOST: string; LINK_BASE_URL: string };
+export type Config = Static<typeof ConfigSchema> & {
+  LINK_HOST: string;
+  LINK_BASE_URL: string;
+  MESSAGE_VALIDITY_MS: number;
+};
+
+const unitMs: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `48h` → milliseconds. */
+export const durationMs = (value: string): number => Number(value.slice(0, -1)) * unitMs[value.slice(-1)];
 
 export class ConfigError extends Error {}
 
@@ -52,8 +82,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const config = withDefaults as Static<typeof ConfigSchema>;
   const linkHost = config.LINK_HOST ?? config.HOST;
+  if (config.TRANSPORT === 'smpp' && !config.SMPP_URL) {
+    throw new ConfigError(
+      'invalid configuration:\n  SMPP_URL: required when TRANSPORT=smpp (smpp://system_id:password@host:port)',
+    );
+  }
   return {
     ...config,
+    MESSAGE_VALIDITY_MS: durationMs(config.MESSAGE_VALIDITY),
     LINK_HOST: linkHost,
     LINK_BASE_URL: (config.LINK_BASE_URL ?? `http://${linkHost}:${config.LINK_PORT}`).replace(/\/+$/, ''),
   };

@@ -4,6 +4,7 @@ import { type AccountsService, createAccountsService } from './accounts/accounts
 import { type CampaignsService, createCampaignsService } from './campaigns/campaigns.service.ts';
 import { createListsService, type ListsService } from './campaigns/lists.service.ts';
 import type { Config } from './config.ts';
+import { createDeliveryService, type DeliveryService } from './delivery/delivery.service.ts';
 import { createLinksService, type LinksService } from './links/links.service.ts';
 import { type Clock, systemClock } from './shared/clock.ts';
 import { openStore, type Store } from './store/db.ts';
@@ -16,6 +17,7 @@ export interface Services {
   links: LinksService;
   campaigns: CampaignsService;
   lists: ListsService;
+  delivery: DeliveryService;
 }
 
 export interface Deps {
@@ -59,12 +61,27 @@ export async function createDeps(
   });
   const campaigns = createCampaignsService({ db, clock, config, accounts, links });
   const lists = createListsService({ db, clock, maxContacts: config.MAX_RECIPIENTS });
+  const delivery = createDeliveryService({
+    db,
+    dialect: store.dialect,
+    clock,
+    numberLists: {
+      addToBlacklist: (tx, accountId, number) => lists.addNumberInTx(tx, accountId, 'blacklist', number),
+      addToNpai: (tx, accountId, number) => lists.addNumberInTx(tx, accountId, 'npai', number),
+    },
+    options: {
+      timezone: config.TIMEZONE,
+      stopKeywords: config.STOP_KEYWORDS.split(','),
+      npaiErrors: config.NPAI_ERROR_CODES.split(',').map((c) => c.trim()),
+      leaseMs: config.LEASE_SECONDS * 1000,
+    },
+  });
   return {
     config,
     clock,
     logger,
     store,
-    services: { accounts, webhooks, links, campaigns, lists },
+    services: { accounts, webhooks, links, campaigns, lists, delivery },
     close: () => store.destroy(),
   };
 }

@@ -3,7 +3,7 @@ import type { AuthContext } from '../accounts/accounts.service.ts';
 import type { Clock } from '../shared/clock.ts';
 import { ApiError } from '../shared/errors.ts';
 import { idIn, idOut } from '../shared/ids.ts';
-import type { Db } from '../store/db.ts';
+import type { Db, Executor } from '../store/db.ts';
 import { listsRepo, type NumberList, numberListsRepo } from './lists.repo.ts';
 import { checkNumber, normalizeNumber } from './numbers.ts';
 
@@ -184,6 +184,11 @@ export function createListsService(deps: { db: Db; clock: Clock; maxContacts: nu
         .transaction()
         .execute((tx) => numberListsRepo.add(tx, list, auth.accountId, [...numbers], clock.now()));
       return { added_contacts: added, invalid };
+    },
+
+    /** Puts one number on the blacklist or the NPAI list inside the caller's transaction (delivery outcomes). */
+    async addNumberInTx(tx: Executor, accountId: number, list: NumberList, number: string): Promise<void> {
+      await numberListsRepo.add(tx, list, accountId, [number], clock.now());
     },
 
     async numbers(auth: AuthContext, list: NumberList, start?: string, length?: string) {

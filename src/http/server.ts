@@ -1,4 +1,6 @@
 // Starts what this process serves: the API and the link server, per ROLE.
+import { createDeliveryWorker } from '../delivery/delivery-worker.ts';
+import { createTransport } from '../delivery/transports.ts';
 import type { Deps } from '../deps.ts';
 import { closeLinkServer, createLinkServer } from '../links/link-server.ts';
 import { buildApp } from './app.ts';
@@ -35,11 +37,31 @@ export async function startServers(deps: Deps): Promise<Running> {
     logger.info({ url: linkUrl, baseUrl: config.LINK_BASE_URL }, 'link server listening');
     stops.push(() => closeLinkServer(linkServer, deps.services.links));
   }
+  if (config.ROLE !== 'api') {
+    const worker = createDeliveryWorker({
+      delivery: deps.services.delivery,
+      transport: createTransport(config, logger),
+      clock: deps.clock,
+      log: logger,
+      options: {
+        batchSize: config.WORKER_BATCH_SIZE,
+        pollMs: config.WORKER_POLL_MS,
+        validityMs: config.MESSAGE_VALIDITY_MS,
+        retryBaseMs: 5_000,
+        retryMaxMs: 600_000,
+        sweepMs: 1000,
+      },
+    });
+    await worker.start();
+    logger.info({ transport: config.TRANSPORT }, 'delivery worker started');
+    // Stopped first: in-flight submits finish and are recorded before the servers close.
+    stops.unshift(() => worker.stop());
+  }
   return {
     apiUrl,
     linkUrl,
     async stop() {
-      for (const stop of stops.reverse()) await stop();
+      for (const stop of stops) await stop();
     },
   };
 }

@@ -38,7 +38,8 @@ export class TestSmsc {
   private held: (() => void)[] = [];
   holdResponses = false;
   private server: ReturnType<typeof smpp.createServer>;
-  private nextId = 1000;
+  // Each SMSC numbers its messages in its own range, as distinct SMSCs do.
+  private nextId = 1000 + Math.floor(Math.random() * 1_000_000) * 1000;
   port = 0;
   private refused = 0;
 
@@ -174,7 +175,8 @@ export class TestSmsc {
         source_addr: from,
         destination_addr: to,
         esm_class: 0,
-        data_coding: 0,
+        // A handset sends UCS-2 when the text has a character GSM 03.38 lacks (ê, say).
+        data_coding: smpp.encodings.ASCII.decode(smpp.encodings.ASCII.encode(text)) === text ? 0 : 8,
         short_message: text,
       });
       return;

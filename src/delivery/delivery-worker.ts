@@ -1,0 +1,168 @@
+// The delivery worker: leases due messages in batches, submits their parts through the transport, and
+// records each outcome (with its events) before it leases more. Receipts and replies from the transport
+// are recorded in batches too, and acknowledged to the carrier only once written.
+import { GroupCommit } from '../links/group-commit.ts';
+import type { Clock } from '../shared/clock.ts';
+import type { ClaimedMessage } from './delivery.repo.ts';
+import type { DeliveryService, SubmitResult } from './delivery.service.ts';
+import { buildParts } from './outbound-parts.ts';
+import type { InboundMessage, Receipt, Transport } from './transport.ts';
+
+export interface WorkerOptions {
+  batchSize: number;
+  pollMs: number;
+  validityMs: number;
+  retryBaseMs: number;
+  retryMaxMs: number;
+  /** How often to release expired leases and match receipts that overtook their submit's record. */
+  sweepMs: number;
+}
+
+interface Log {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export type DeliveryWorker = ReturnType<typeof createDeliveryWorker>;
+
+export function createDeliveryWorker(deps: {
+  delivery: DeliveryService;
+  transport: Transport;
+  clock: Clock;
+  log: Log;
+  options: WorkerOptions;
+}) {
+  const { delivery, transport, clock, log, options } = deps;
+  let running = false;
+  let loop: Promise<void> | undefined;
+  let wakeUp: (() => void) | undefined;
+  // Housekeeping runs on wall time: it is about how often to look, not about what the clock says is due.
+  let lastSweep = 0;
+
+  const results = new GroupCommit<SubmitResult>(
+    (items) => delivery.recordResults(items),
+    (error, items) =>
+      log.error(
+        { err: error, count: items.length },
+        'could not record submit outcomes; leases will expire and retry',
+      ),
+    1000,
+  );
+  const receipts = new GroupCommit<Receipt>(
+    (items) => delivery.recordReceipts(items),
+    (error, items) =>
+      log.error(
+        { err: error, count: items.length },
+        'could not record receipts; the carrier will offer them again',
+      ),
+    1000,
+  );
+
+  async function inbound(message: InboundMessage): Promise<void> {
+    const recorded = await delivery.recordInbound(message);
+    if (!recorded && (!message.part || message.part.seq === message.part.total)) {
+      log.warn({ from: message.from }, 'reply from a number no account wrote to; ignored');
+    }
+  }
+
+  function retryAt(attempts: number): number {
+    return clock.now() + Math.min(options.retryBaseMs * 2 ** Math.max(0, attempts - 1), options.retryMaxMs);
+  }
+
+  async function sendOne(message: ClaimedMessage, sender: string | null, ref: number): Promise<SubmitResult> {
+    if (message.due_at + options.validityMs <= clock.now()) return { kind: 'expired', message };
+    const parts = buildParts({
+      recipient: message.recipient,
+      sender,
+      text: message.text,
+      encoding: message.encoding,
+      ref,
+    });
+    const smscIds: string[] = [];
+    for (const part of parts) {
+      const outcome = await transport.submit(part);
+      if (!outcome.ok) {
+        return outcome.retry
+          ? { kind: 'retry', message, retryAt: retryAt(message.attempts), error: outcome.error }
+          : { kind: 'failed', message, dlrStatus: outcome.dlrStatus, error: outcome.error };
+      }
+      smscIds.push(outcome.smscId);
+    }
+    return { kind: 'submitted', message, smscIds };
+  }
+
+  async function runBatch(batch: ClaimedMessage[]): Promise<void> {
+    const senders = await delivery.senders([...new Set(batch.map((m) => m.campaign_id))]);
+    await Promise.all(
+      batch.map(async (message) => {
+        const result = await sendOne(message, senders.get(message.campaign_id) ?? null, message.id & 0xff);
+        await results.add(result);
+      }),
+    );
+  }
+
+  function idle(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      wakeUp = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
+  async function run(): Promise<void> {
+    while (running) {
+      try {
+        if (Date.now() - lastSweep >= options.sweepMs) {
+          lastSweep = Date.now();
+          const released = await delivery.releaseExpiredLeases();
+          if (released > 0) log.warn({ released }, 'released messages whose worker stopped mid-send');
+          await delivery.adoptOrphans();
+          await delivery.assembleWaitingReplies();
+        }
+        if (!transport.ready()) {
+          await idle(options.pollMs);
+          continue;
+        }
+        const batch = await delivery.claim(options.batchSize);
+        if (batch.length === 0) {
+          await idle(options.pollMs);
+          continue;
+        }
+        await runBatch(batch);
+      } catch (error) {
+        log.error({ err: error }, 'delivery loop failed; retrying');
+        await idle(options.pollMs);
+      }
+    }
+  }
+
+  return {
+    async start(): Promise<void> {
+      await transport.start({
+        onReceipt: async (receipt) => {
+          if (!(await receipts.add(receipt))) throw new Error('receipt not recorded');
+        },
+        onInbound: inbound,
+      });
+      running = true;
+      loop = run();
+    },
+
+    /** Looks for due messages now instead of at the next poll. */
+    wake(): void {
+      wakeUp?.();
+    },
+
+    async stop(): Promise<void> {
+      running = false;
+      wakeUp?.();
+      await loop;
+      await results.drain();
+      await transport.stop();
+      await receipts.drain();
+    },
+  };
+}

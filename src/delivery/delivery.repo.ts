@@ -1,0 +1,303 @@
+// SQL of the delivery worker: claiming due messages by lease, recording submits and receipts, MO fragments
+// and the event outbox. No rules here.
+import type { DialectName, Executor } from '../store/db.ts';
+
+export interface ClaimedMessage {
+  id: number;
+  campaign_id: number;
+  account_id: number;
+  recipient: string;
+  gsmsmsid: string | null;
+  text: string;
+  encoding: string;
+  due_at: number;
+  attempts: number;
+}
+
+export interface NewEvent {
+  account_id: number;
+  type: string;
+  payload: string;
+}
+
+const batchRows = 500;
+
+function chunks<T>(items: T[], size = batchRows): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+export const deliveryRepo = {
+  /**
+   * Leases up to `limit` due messages, oldest due first. On PostgreSQL concurrent workers skip each other's
+   * rows (FOR UPDATE SKIP LOCKED); SQLite has one writer, so the single statement is already exclusive.
+   */
+  async claimDue(
+    db: Executor,
+    dialect: DialectName,
+    now: number,
+    leaseMs: number,
+    limit: number,
+  ): Promise<ClaimedMessage[]> {
+    let due = db
+      .selectFrom('messages')
+      .select('id')
+      .where('state', '=', 'queued')
+      .where('due_at', '<=', now)
+      .orderBy('due_at')
+      .limit(limit);
+    if (dialect === 'postgres') due = due.forUpdate().skipLocked();
+    return db
+      .updateTable('messages')
+      .set((eb) => ({
+        state: 'sending',
+        lease_until: now + leaseMs,
+        attempts: eb('attempts', '+', 1),
+        updated_at: now,
+      }))
+      .where('id', 'in', due)
+      .returning([
+        'id',
+        'campaign_id',
+        'account_id',
+        'recipient',
+        'gsmsmsid',
+        'text',
+        'encoding',
+        'due_at',
+        'attempts',
+      ])
+      .execute();
+  },
+
+  /** Messages whose worker died mid-send go back to the queue. */
+  async releaseExpiredLeases(db: Executor, now: number): Promise<number> {
+    const result = await db
+      .updateTable('messages')
+      .set({ state: 'queued', lease_until: null, updated_at: now })
+      .where('state', '=', 'sending')
+      .where('lease_until', '<', now)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  },
+
+  campaignSenders(db: Executor, campaignIds: number[]) {
+    return db.selectFrom('campaigns').select(['id', 'sender']).where('id', 'in', campaignIds).execute();
+  },
+
+  /** Inserts the parts the SMSC accepted. */
+  async insertParts(
+    db: Executor,
+    parts: { message_id: number; part_no: number; smsc_id: string }[],
+    now: number,
+  ) {
+    for (const chunk of chunks(parts)) {
+      await db
+        .insertInto('message_parts')
+        .values(chunk.map((p) => ({ ...p, stat: null, dlr_status: null, updated_at: now })))
+        .execute();
+    }
+  },
+
+  /** Moves leased messages to a new state; only rows still leased are touched. */
+  async setLeasedState(
+    db: Executor,
+    ids: number[],
+    fields: {
+      state: string;
+      dlr_status?: number | null;
+      smsc_id?: string | null;
+      due_at?: number;
+      error?: string | null;
+    },
+    now: number,
+  ): Promise<void> {
+    for (const chunk of chunks(ids)) {
+      await db
+        .updateTable('messages')
+        .set({ ...fields, lease_until: null, updated_at: now })
+        .where('id', 'in', chunk)
+        .where('state', '=', 'sending')
+        .execute();
+    }
+  },
+
+  async setSmscId(db: Executor, id: number, smscId: string): Promise<void> {
+    await db.updateTable('messages').set({ smsc_id: smscId }).where('id', '=', id).execute();
+  },
+
+  /** The most recent part still awaiting its receipt under any of the spellings of an SMSC id. */
+  findOpenPart(db: Executor, smscIds: string[]) {
+    return db
+      .selectFrom('message_parts')
+      .select(['id', 'message_id', 'dlr_status'])
+      .where('smsc_id', 'in', smscIds)
+      .where('dlr_status', 'is', null)
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+  },
+
+  async updatePart(db: Executor, id: number, stat: string, dlrStatus: number, now: number): Promise<void> {
+    await db
+      .updateTable('message_parts')
+      .set({ stat, dlr_status: dlrStatus, updated_at: now })
+      .where('id', '=', id)
+      .execute();
+  },
+
+  partsOf(db: Executor, messageId: number) {
+    return db
+      .selectFrom('message_parts')
+      .select(['part_no', 'stat', 'dlr_status'])
+      .where('message_id', '=', messageId)
+      .orderBy('part_no')
+      .execute();
+  },
+
+  message(db: Executor, id: number) {
+    return db
+      .selectFrom('messages')
+      .select(['id', 'campaign_id', 'account_id', 'recipient', 'gsmsmsid', 'state', 'parts'])
+      .where('id', '=', id)
+      .executeTakeFirst();
+  },
+
+  /** Records a final state once: a message already final is left as it is. Returns whether it changed. */
+  async finalize(db: Executor, id: number, state: string, dlrStatus: number, now: number): Promise<boolean> {
+    const result = await db
+      .updateTable('messages')
+      .set({ state, dlr_status: dlrStatus, updated_at: now })
+      .where('id', '=', id)
+      .where('state', 'in', ['submitted', 'sending'])
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  },
+
+  async insertOrphan(
+    db: Executor,
+    receipt: { smsc_id: string; stat: string; err: string | null },
+    now: number,
+  ) {
+    await db
+      .insertInto('orphan_receipts')
+      .values({ ...receipt, received_at: now })
+      .execute();
+  },
+
+  /** Removes and returns the orphan receipts received since `since` for these SMSC ids. */
+  async takeOrphans(db: Executor, smscIds: string[], since: number) {
+    const found = [];
+    for (const chunk of chunks(smscIds)) {
+      const rows = await db
+        .selectFrom('orphan_receipts')
+        .select(['id', 'smsc_id', 'stat', 'err'])
+        .where('smsc_id', 'in', chunk)
+        .where('received_at', '>=', since)
+        .orderBy('id')
+        .execute();
+      if (rows.length > 0) {
+        await db
+          .deleteFrom('orphan_receipts')
+          .where(
+            'id',
+            'in',
+            rows.map((r) => r.id),
+          )
+          .execute();
+      }
+      found.push(...rows);
+    }
+    return found;
+  },
+
+  /** Recent orphan receipts, oldest first. */
+  recentOrphans(db: Executor, since: number, limit: number) {
+    return db
+      .selectFrom('orphan_receipts')
+      .select(['id', 'smsc_id', 'stat', 'err'])
+      .where('received_at', '>=', since)
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+  },
+
+  async deleteOrphans(db: Executor, ids: number[]): Promise<void> {
+    for (const chunk of chunks(ids))
+      await db.deleteFrom('orphan_receipts').where('id', 'in', chunk).execute();
+  },
+
+  async deleteOrphansBefore(db: Executor, before: number): Promise<void> {
+    await db.deleteFrom('orphan_receipts').where('received_at', '<', before).execute();
+  },
+
+  async insertEvents(db: Executor, events: NewEvent[], now: number): Promise<void> {
+    for (const chunk of chunks(events)) {
+      await db
+        .insertInto('events')
+        .values(chunk.map((e) => ({ ...e, created_at: now })))
+        .execute();
+    }
+  },
+
+  /** The account and message that last wrote to a number: replies are theirs. */
+  lastMessageTo(db: Executor, number: string) {
+    return db
+      .selectFrom('messages')
+      .select(['account_id', 'gsmsmsid'])
+      .where('recipient', '=', number)
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+  },
+
+  async insertFragment(
+    db: Executor,
+    fragment: { sender: string; recipient: string; ref: number; total: number; seq: number; text: string },
+    now: number,
+  ): Promise<void> {
+    await db
+      .insertInto('mo_fragments')
+      .values({ ...fragment, received_at: now })
+      .onConflict((oc) => oc.columns(['sender', 'recipient', 'ref', 'seq']).doNothing())
+      .execute();
+  },
+
+  fragments(db: Executor, sender: string, recipient: string, ref: number) {
+    return db
+      .selectFrom('mo_fragments')
+      .select(['seq', 'total', 'text'])
+      .where('sender', '=', sender)
+      .where('recipient', '=', recipient)
+      .where('ref', '=', ref)
+      .orderBy('seq')
+      .execute();
+  },
+
+  /** Deletes a reply's parts; the count tells whether this transaction is the one that took them. */
+  async deleteFragments(db: Executor, sender: string, recipient: string, ref: number): Promise<number> {
+    const result = await db
+      .deleteFrom('mo_fragments')
+      .where('sender', '=', sender)
+      .where('recipient', '=', recipient)
+      .where('ref', '=', ref)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  },
+
+  /** Replies whose parts have all arrived. */
+  completeFragmentGroups(db: Executor, limit: number) {
+    return db
+      .selectFrom('mo_fragments')
+      .select(['sender', 'recipient', 'ref', 'total'])
+      .groupBy(['sender', 'recipient', 'ref', 'total'])
+      .having((eb) => eb(eb.fn.countAll(), '>=', eb.ref('total')))
+      .limit(limit)
+      .execute();
+  },
+
+  async deleteFragmentsBefore(db: Executor, before: number): Promise<void> {
+    await db.deleteFrom('mo_fragments').where('received_at', '<', before).execute();
+  },
+};

@@ -1,0 +1,298 @@
+// Delivery rules: what a submit's outcome, a receipt or a reply does to messages, lists and the event outbox.
+// Every change is written with the event that reports it, in one transaction.
+import { DateTime } from 'luxon';
+import { checkNumber } from '../campaigns/numbers.ts';
+import type { Clock } from '../shared/clock.ts';
+import type { Db, DialectName, Executor } from '../store/db.ts';
+import { type ClaimedMessage, deliveryRepo, type NewEvent } from './delivery.repo.ts';
+import { DlrStatus, dlrStatusOf, isFinalStat, smscIdForms } from './receipt.ts';
+import { stopMatcher } from './stop-keywords.ts';
+import type { InboundMessage, Receipt } from './transport.ts';
+
+/** The lists a delivery outcome can put a number on (owned by the campaigns capability). */
+export interface NumberLists {
+  addToBlacklist(tx: Executor, accountId: number, number: string): Promise<void>;
+  addToNpai(tx: Executor, accountId: number, number: string): Promise<void>;
+}
+
+export type SubmitResult =
+  | { kind: 'submitted'; message: ClaimedMessage; smscIds: string[] }
+  | { kind: 'failed'; message: ClaimedMessage; dlrStatus: number; error: string }
+  | { kind: 'retry'; message: ClaimedMessage; retryAt: number; error: string }
+  | { kind: 'expired'; message: ClaimedMessage };
+
+export interface DeliveryOptions {
+  timezone: string;
+  stopKeywords: string[];
+  /** Receipt error codes meaning the number does not exist. */
+  npaiErrors: string[];
+  leaseMs: number;
+}
+
+export type DeliveryService = ReturnType<typeof createDeliveryService>;
+
+export interface RecordedReply {
+  type: 'MO' | 'STOP';
+  accountId: number;
+  text: string;
+}
+
+/** Parts of a reply that never completed are dropped after a day. */
+const fragmentTtlMs = 86_400_000;
+
+/**
+ * How long a receipt may wait for the record of its submit (normally milliseconds); older orphans are never
+ * matched, so an SMSC that reuses ids after a restart cannot pin an old receipt on a new message.
+ */
+const orphanMatchMs = 2 * 60_000;
+
+const finalStateOf = (dlrStatus: number) =>
+  dlrStatus === DlrStatus.delivered ? 'delivered' : dlrStatus === DlrStatus.expired ? 'expired' : 'failed';
+
+export function createDeliveryService(deps: {
+  db: Db;
+  dialect: DialectName;
+  clock: Clock;
+  numberLists: NumberLists;
+  options: DeliveryOptions;
+}) {
+  const { db, clock, options } = deps;
+  const isStop = stopMatcher(options.stopKeywords);
+  const npaiErrors = new Set(options.npaiErrors.map((e) => e.padStart(3, '0')));
+
+  const isoDate = (ms: number) =>
+    DateTime.fromMillis(ms, { zone: options.timezone }).toISO({ suppressMilliseconds: true }) ??
+    new Date(ms).toISOString();
+
+  function dlrEvent(
+    message: { account_id: number; campaign_id: number; recipient: string; gsmsmsid: string | null },
+    status: number,
+  ): NewEvent {
+    return {
+      account_id: message.account_id,
+      type: 'DLR',
+      payload: JSON.stringify({
+        date: isoDate(clock.now()),
+        status,
+        destination: message.recipient,
+        message_id: message.gsmsmsid ?? '',
+        campaign_id: String(message.campaign_id),
+        country_code: checkNumber(message.recipient).country ?? '',
+      }),
+    };
+  }
+
+  /**
+   * Applies one receipt inside a transaction; returns the events it produced. A receipt with no part awaiting
+   * it is kept as an orphan: it may have overtaken the record of its submit (matched when that lands), or be a
+   * duplicate, or be for an id the SMSC reuses (only recent orphans are ever matched, so it fades away).
+   */
+  async function applyReceipt(
+    tx: Executor,
+    receipt: Receipt,
+    now: number,
+    keepOrphan = true,
+  ): Promise<NewEvent[] | undefined> {
+    const part = await deliveryRepo.findOpenPart(tx, smscIdForms(receipt.smscId));
+    if (!part) {
+      if (!keepOrphan) return undefined;
+      if (isFinalStat(receipt.stat)) {
+        await deliveryRepo.insertOrphan(
+          tx,
+          { smsc_id: receipt.smscId, stat: receipt.stat, err: receipt.err },
+          now,
+        );
+      }
+      return [];
+    }
+    if (!isFinalStat(receipt.stat)) return [];
+    const status = dlrStatusOf(receipt, npaiErrors);
+    await deliveryRepo.updatePart(tx, part.id, receipt.stat, status, now);
+    const parts = await deliveryRepo.partsOf(tx, part.message_id);
+    const message = await deliveryRepo.message(tx, part.message_id);
+    if (!message || parts.length < message.parts || parts.some((p) => p.dlr_status === null)) return [];
+    // A long message is delivered when every part is; otherwise it takes the first part's failure.
+    const failed = parts.find((p) => p.dlr_status !== DlrStatus.delivered);
+    const finalStatus = failed ? failed.dlr_status! : DlrStatus.delivered;
+    if (!(await deliveryRepo.finalize(tx, message.id, finalStateOf(finalStatus), finalStatus, now)))
+      return [];
+    if (finalStatus === DlrStatus.invalidDestination) {
+      await deps.numberLists.addToNpai(tx, message.account_id, message.recipient);
+    }
+    return [dlrEvent(message, finalStatus)];
+  }
+
+  /** Takes every part of a reply if all have arrived, and records it; the delete decides who takes them. */
+  async function takeReply(tx: Executor, from: string, to: string, ref: number, total: number, now: number) {
+    const fragments = await deliveryRepo.fragments(tx, from, to, ref);
+    if (fragments.length < total) return undefined;
+    if ((await deliveryRepo.deleteFragments(tx, from, to, ref)) < total) return undefined;
+    return completeReply(tx, from, fragments.map((f) => f.text).join(''), now);
+  }
+
+  async function completeReply(
+    tx: Executor,
+    from: string,
+    text: string,
+    now: number,
+  ): Promise<RecordedReply | undefined> {
+    const last = await deliveryRepo.lastMessageTo(tx, from);
+    if (!last) return undefined;
+    const type = isStop(text) ? 'STOP' : 'MO';
+    if (type === 'STOP') await deps.numberLists.addToBlacklist(tx, last.account_id, from);
+    const payload = {
+      date: isoDate(now),
+      message: text,
+      from,
+      account_id: String(last.account_id),
+      last_message_id: last.gsmsmsid ?? '',
+    };
+    await deliveryRepo.insertEvents(
+      tx,
+      [{ account_id: last.account_id, type, payload: JSON.stringify(payload) }],
+      now,
+    );
+    return { type, accountId: last.account_id, text };
+  }
+
+  return {
+    async claim(limit: number): Promise<ClaimedMessage[]> {
+      const now = clock.now();
+      return db
+        .transaction()
+        .execute((tx) => deliveryRepo.claimDue(tx, deps.dialect, now, options.leaseMs, limit));
+    },
+
+    async releaseExpiredLeases(): Promise<number> {
+      return deliveryRepo.releaseExpiredLeases(db, clock.now());
+    },
+
+    async senders(campaignIds: number[]): Promise<Map<number, string | null>> {
+      const rows = await deliveryRepo.campaignSenders(db, campaignIds);
+      return new Map(rows.map((r) => [r.id, r.sender]));
+    },
+
+    /** Records what happened to a batch of leased messages, with their events, in one transaction. */
+    async recordResults(results: SubmitResult[]): Promise<void> {
+      const now = clock.now();
+      await db.transaction().execute(async (tx) => {
+        const events: NewEvent[] = [];
+        const submitted = results.filter((r) => r.kind === 'submitted');
+        if (submitted.length > 0) {
+          await deliveryRepo.insertParts(
+            tx,
+            submitted.flatMap((r) =>
+              r.smscIds.map((smscId, i) => ({ message_id: r.message.id, part_no: i + 1, smsc_id: smscId })),
+            ),
+            now,
+          );
+          await deliveryRepo.setLeasedState(
+            tx,
+            submitted.map((r) => r.message.id),
+            { state: 'submitted', dlr_status: DlrStatus.sent, error: null },
+            now,
+          );
+          for (const r of submitted) await deliveryRepo.setSmscId(tx, r.message.id, r.smscIds[0]);
+          // Receipts that overtook this record were kept aside: apply them now.
+          const allIds = submitted.flatMap((r) => r.smscIds.flatMap(smscIdForms));
+          for (const orphan of await deliveryRepo.takeOrphans(tx, allIds, now - orphanMatchMs)) {
+            const receipt = { smscId: orphan.smsc_id, stat: orphan.stat, err: orphan.err };
+            events.push(...((await applyReceipt(tx, receipt, now)) ?? []));
+          }
+        }
+        for (const r of results) {
+          if (r.kind === 'failed' || r.kind === 'expired') {
+            const status = r.kind === 'failed' ? r.dlrStatus : DlrStatus.expired;
+            const error =
+              r.kind === 'failed' ? r.error : 'validity period ended before the message could be sent';
+            await deliveryRepo.setLeasedState(
+              tx,
+              [r.message.id],
+              { state: finalStateOf(status), dlr_status: status, error },
+              now,
+            );
+            events.push(dlrEvent(r.message, status));
+            if (status === DlrStatus.invalidDestination) {
+              await deps.numberLists.addToNpai(tx, r.message.account_id, r.message.recipient);
+            }
+          } else if (r.kind === 'retry') {
+            await deliveryRepo.setLeasedState(
+              tx,
+              [r.message.id],
+              { state: 'queued', due_at: r.retryAt, error: r.error },
+              now,
+            );
+          }
+        }
+        if (events.length > 0) await deliveryRepo.insertEvents(tx, events, now);
+      });
+    },
+
+    /**
+     * Applies orphan receipts whose part is now recorded. Needed where transactions run side by side
+     * (PostgreSQL, several workers): a receipt and the record of its submit can each miss the other.
+     * Orphans too old to match are dropped. Returns how many receipts were applied.
+     */
+    async adoptOrphans(): Promise<number> {
+      const now = clock.now();
+      return db.transaction().execute(async (tx) => {
+        const events: NewEvent[] = [];
+        const adopted: number[] = [];
+        for (const o of await deliveryRepo.recentOrphans(tx, now - orphanMatchMs, 1000)) {
+          const applied = await applyReceipt(tx, { smscId: o.smsc_id, stat: o.stat, err: o.err }, now, false);
+          if (applied === undefined) continue;
+          adopted.push(o.id);
+          events.push(...applied);
+        }
+        await deliveryRepo.deleteOrphans(tx, adopted);
+        await deliveryRepo.deleteOrphansBefore(tx, now - orphanMatchMs);
+        if (events.length > 0) await deliveryRepo.insertEvents(tx, events, now);
+        return adopted.length;
+      });
+    },
+
+    /** Records a batch of receipts in one transaction; unknown ids wait as orphans, duplicates change nothing. */
+    async recordReceipts(receipts: Receipt[]): Promise<void> {
+      const now = clock.now();
+      await db.transaction().execute(async (tx) => {
+        const events: NewEvent[] = [];
+        for (const receipt of receipts) events.push(...((await applyReceipt(tx, receipt, now)) ?? []));
+        if (events.length > 0) await deliveryRepo.insertEvents(tx, events, now);
+      });
+    },
+
+    /**
+     * A reply from a handset: parts of a long reply wait until all have come; the whole reply goes to the
+     * account that last wrote to the number, as MO, or as STOP (and the number is blacklisted) for a stop word.
+     * Returns what was recorded, or undefined while parts are missing or when nobody wrote to the number.
+     */
+    async recordInbound(message: InboundMessage): Promise<RecordedReply | undefined> {
+      const now = clock.now();
+      const from = message.from.replace(/^\+|^00/, '');
+      return db.transaction().execute(async (tx) => {
+        if (!message.part || message.part.total <= 1) return completeReply(tx, from, message.text, now);
+        const { ref, total, seq } = message.part;
+        await deliveryRepo.insertFragment(
+          tx,
+          { sender: from, recipient: message.to, ref, total, seq, text: message.text },
+          now,
+        );
+        return takeReply(tx, from, message.to, ref, total, now);
+      });
+    },
+
+    /**
+     * Completes replies whose last parts arrived in transactions that could not see each other (PostgreSQL,
+     * several workers), and drops parts of replies that never completed within a day.
+     */
+    async assembleWaitingReplies(): Promise<number> {
+      const now = clock.now();
+      return db.transaction().execute(async (tx) => {
+        const groups = await deliveryRepo.completeFragmentGroups(tx, 100);
+        for (const g of groups) await takeReply(tx, g.sender, g.recipient, g.ref, g.total, now);
+        await deliveryRepo.deleteFragmentsBefore(tx, now - fragmentTtlMs);
+        return groups.length;
+      });
+    },
+  };
+}

@@ -1,0 +1,254 @@
+// The path of a message after POST /send: leased by the worker, submitted through a transport, its receipt
+// recorded with a DLR event; replies become MO or STOP events for the account that wrote to the number.
+import { afterEach, expect, it } from 'vitest';
+import { call, describeEachDialect, type TestAccount } from '../../test/helpers/harness.ts';
+import { TestSmsc } from '../../test/helpers/smsc.ts';
+import { waitFor } from '../../test/helpers/wait.ts';
+import { createDeliveryWorker, type DeliveryWorker } from './delivery-worker.ts';
+import { SimulatorTransport } from './simulator/simulator-transport.ts';
+import { type SmppOptions, SmppTransport } from './smpp/smpp-transport.ts';
+import type { Transport } from './transport.ts';
+
+const quiet = process.env.DEBUG_DELIVERY
+  ? { info: console.log, warn: console.log, error: console.log }
+  : { info() {}, warn() {}, error() {} };
+
+function smppOptions(url: string, overrides: Partial<SmppOptions> = {}): SmppOptions {
+  return {
+    url,
+    binds: 2,
+    window: 10,
+    tps: 0,
+    enquireLinkMs: 30_000,
+    responseTimeoutMs: 5_000,
+    reconnectMinMs: 20,
+    reconnectMaxMs: 100,
+    backpressureRetries: 10,
+    ...overrides,
+  };
+}
+
+describeEachDialect('delivery', (h) => {
+  const running: { worker: DeliveryWorker; smsc?: TestSmsc }[] = [];
+  afterEach(async () => {
+    for (const r of running.splice(0)) {
+      await r.worker.stop();
+      await r.smsc?.close();
+    }
+  });
+
+  async function startWorker(transport: Transport, smsc?: TestSmsc, validityMs = 48 * 3_600_000) {
+    const worker = createDeliveryWorker({
+      delivery: h().deps.services.delivery,
+      transport,
+      clock: h().clock,
+      log: quiet,
+      options: { batchSize: 50, pollMs: 10, validityMs, retryBaseMs: 0, retryMaxMs: 0, sweepMs: 20 },
+    });
+    await worker.start();
+    running.push({ worker, smsc });
+    return worker;
+  }
+
+  async function send(
+    account: TestAccount,
+    recipients: { value: string; gsmsmsid?: string }[],
+    text = 'Hello from Pigeon',
+  ) {
+    const r = await call(h().app, 'POST', '/send', {
+      token: account.token,
+      json: {
+        sms: { message: { text, pushtype: 'alert', sender: 'Pigeon' }, recipients: { gsm: recipients } },
+      },
+    });
+    expect(r.body.status, r.body.details).toBe(1);
+    return Number(r.body.ticket);
+  }
+
+  const messagesOf = (ticket: number) =>
+    h()
+      .deps.store.db.selectFrom('messages')
+      .select(['recipient', 'gsmsmsid', 'state', 'dlr_status', 'smsc_id'])
+      .where('campaign_id', '=', ticket)
+      .orderBy('seq')
+      .execute();
+
+  const eventsOf = async (accountId: number, type: string) =>
+    (
+      await h()
+        .deps.store.db.selectFrom('events')
+        .select('payload')
+        .where('account_id', '=', accountId)
+        .where('type', '=', type)
+        .orderBy('id')
+        .execute()
+    ).map((e) => JSON.parse(e.payload));
+
+  const allFinal = (ticket: number) => async () => {
+    const rows = await messagesOf(ticket);
+    return rows.every((m) => ['delivered', 'failed', 'expired'].includes(m.state)) && rows;
+  };
+
+  it('the simulator delivers a campaign and each receipt writes a DLR event carrying the gsmsmsid', async () => {
+    const a = await h().account();
+    await startWorker(
+      new SimulatorTransport({ dlrDelayMs: 0, outcomes: [{ stat: 'DELIVRD', err: '000', weight: 1 }] }),
+    );
+    const ticket = await send(a, [
+      { value: '33612345678', gsmsmsid: 'order-1' },
+      { value: '33612345679', gsmsmsid: 'order-2' },
+    ]);
+    const rows = await waitFor(allFinal(ticket), 'final states');
+    expect(rows.map((m) => [m.state, m.dlr_status])).toEqual([
+      ['delivered', 3],
+      ['delivered', 3],
+    ]);
+    const dlrs = await eventsOf(a.id, 'DLR');
+    expect(dlrs.map((d) => d.message_id).sort()).toEqual(['order-1', 'order-2']);
+    expect(dlrs[0]).toEqual({
+      date: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d$/),
+      status: 3,
+      destination: expect.stringMatching(/^3361234567[89]$/),
+      message_id: expect.any(String),
+      campaign_id: String(ticket),
+      country_code: 'FR',
+    });
+  });
+
+  it('a receipt saying the number does not exist fails the message with 5 and puts the number on the NPAI list', async () => {
+    const a = await h().account();
+    await startWorker(
+      new SimulatorTransport({ dlrDelayMs: 0, outcomes: [{ stat: 'DELIVRD', err: '000', weight: 1 }] }),
+    );
+    const ticket = await send(a, [{ value: '33612340000' }]);
+    const [row] = await waitFor(allFinal(ticket), 'final state');
+    expect(row).toMatchObject({ state: 'failed', dlr_status: 5 });
+    const again = await call(h().app, 'POST', '/send/simulate', {
+      token: a.token,
+      json: {
+        sms: { message: { text: 'x', pushtype: 'alert' }, recipients: { gsm: [{ value: '33612340000' }] } },
+      },
+    });
+    expect(again.body).toMatchObject({ npai: 1, sent: 0 });
+  });
+
+  it('through SMPP: a long UCS-2 message goes out in parts with a UDH and is delivered when every part is', async () => {
+    const a = await h().account();
+    const smsc = await new TestSmsc({ receipts: 'text' }).listen();
+    await startWorker(new SmppTransport(smppOptions(smsc.url), quiet), smsc);
+    const text = `Ünïcødé ✓ ${'ж'.repeat(120)}`;
+    const ticket = await send(a, [{ value: '33612345678', gsmsmsid: 'long-1' }], text);
+    const [row] = await waitFor(allFinal(ticket), 'final state');
+    expect(row).toMatchObject({ state: 'delivered', dlr_status: 3 });
+    expect(smsc.submits).toHaveLength(2);
+    expect(smsc.submits.map((s) => [s.dataCoding, s.udh?.[4], s.udh?.[5]])).toEqual([
+      [8, 2, 1],
+      [8, 2, 2],
+    ]);
+    expect(smsc.submits.map((s) => s.source)).toEqual(['Pigeon', 'Pigeon']);
+    expect((await eventsOf(a.id, 'DLR')).map((d) => d.message_id)).toEqual(['long-1']);
+  });
+
+  it('receipts as TLVs with decimal ids, and ids spelled in hex in the text where the response was decimal, both match', async () => {
+    for (const receipts of ['tlv', 'text'] as const) {
+      const a = await h().account();
+      const smsc = await new TestSmsc({
+        receipts,
+        idFormat: 'dec',
+        outcome: () => ({ stat: 'EXPIRED' }),
+      }).listen();
+      await startWorker(new SmppTransport(smppOptions(smsc.url), quiet), smsc);
+      const ticket = await send(a, [{ value: '33612345678' }]);
+      const [row] = await waitFor(allFinal(ticket), `${receipts} receipt`);
+      expect(row).toMatchObject({ state: 'expired', dlr_status: 12 });
+      await running.pop()?.worker.stop();
+      await smsc.close();
+    }
+  });
+
+  it('an unknown or late receipt is acknowledged and changes nothing', async () => {
+    const a = await h().account();
+    await startWorker(
+      new SimulatorTransport({ dlrDelayMs: 0, outcomes: [{ stat: 'DELIVRD', err: '000', weight: 1 }] }),
+    );
+    const ticket = await send(a, [{ value: '33612345678' }]);
+    await waitFor(allFinal(ticket), 'final state');
+    await h().deps.services.delivery.recordReceipts([
+      { smscId: 'never-sent', stat: 'DELIVRD', err: null },
+      { smscId: (await messagesOf(ticket))[0].smsc_id!, stat: 'UNDELIV', err: '000' },
+    ]);
+    expect((await messagesOf(ticket))[0]).toMatchObject({ state: 'delivered', dlr_status: 3 });
+    expect(await eventsOf(a.id, 'DLR')).toHaveLength(1);
+  });
+
+  it('the SMSC throttling the first submits only delays them', async () => {
+    const a = await h().account();
+    const smsc = await new TestSmsc({ refuse: { status: 0x58, count: 3 } }).listen();
+    await startWorker(new SmppTransport(smppOptions(smsc.url), quiet), smsc);
+    const ticket = await send(a, [{ value: '33612345671' }, { value: '33612345672' }]);
+    const rows = await waitFor(allFinal(ticket), 'final states');
+    expect(rows.map((m) => m.state)).toEqual(['delivered', 'delivered']);
+  });
+
+  it('the SMSC dropped mid-campaign and restored: every message is submitted and none is lost', async () => {
+    const a = await h().account();
+    const smsc = await new TestSmsc().listen();
+    await startWorker(new SmppTransport(smppOptions(smsc.url, { window: 5 }), quiet), smsc);
+    const recipients = Array.from({ length: 120 }, (_, i) => ({
+      value: `336${String(10000000 + i)}`,
+      gsmsmsid: `m${i}`,
+    }));
+    const ticket = await send(a, recipients);
+    await waitFor(() => smsc.submits.length >= 30, 'some submits');
+    await smsc.restartAfter(async () => {});
+    const rows = await waitFor(allFinal(ticket), 'every message final', 30_000);
+    expect(rows.every((m) => m.state === 'delivered')).toBe(true);
+    const submitted = new Set(smsc.submits.map((s) => s.destination));
+    expect(submitted.size).toBe(120);
+    // What was in flight when the connections dropped may go twice; nothing else does.
+    expect(smsc.submits.length - 120).toBeLessThanOrEqual(2 * 5);
+  });
+
+  it('a message still queued after its validity expires with 12 instead of going out late', async () => {
+    const a = await h().account();
+    const ticket = await send(a, [{ value: '33612345678', gsmsmsid: 'late' }]);
+    h().clock.advance(49 * 3_600_000);
+    await startWorker(
+      new SimulatorTransport({ dlrDelayMs: 0, outcomes: [{ stat: 'DELIVRD', err: '000', weight: 1 }] }),
+    );
+    const [row] = await waitFor(allFinal(ticket), 'final state');
+    expect(row).toMatchObject({ state: 'expired', dlr_status: 12 });
+    expect((await eventsOf(a.id, 'DLR'))[0]).toMatchObject({ status: 12, message_id: 'late' });
+  });
+
+  it('a reply becomes an MO event for the account that last wrote to the number; STOP blacklists it', async () => {
+    const a = await h().account();
+    const b = await h().account();
+    const smsc = await new TestSmsc().listen();
+    await startWorker(new SmppTransport(smppOptions(smsc.url, { binds: 1 }), quiet), smsc);
+    await waitFor(allFinal(await send(b, [{ value: '33698765432', gsmsmsid: 'b-1' }])), 'b delivered');
+    await waitFor(allFinal(await send(a, [{ value: '33698765432', gsmsmsid: 'a-1' }])), 'a delivered');
+    smsc.sendMo('33698765432', '36180', 'Oui, merci !');
+    await waitFor(async () => (await eventsOf(a.id, 'MO')).length === 1, 'MO event');
+    expect((await eventsOf(a.id, 'MO'))[0]).toEqual({
+      date: expect.any(String),
+      message: 'Oui, merci !',
+      from: '33698765432',
+      account_id: String(a.id),
+      last_message_id: 'a-1',
+    });
+    smsc.sendMo('33698765432', '36180', 'Voici une réponse en deux parties, réassemblée', 2, 7);
+    await waitFor(async () => (await eventsOf(a.id, 'MO')).length === 2, 'concatenated MO');
+    expect((await eventsOf(a.id, 'MO'))[1].message).toBe('Voici une réponse en deux parties, réassemblée');
+    smsc.sendMo('33698765432', '36180', ' arrêt ');
+    await waitFor(async () => (await eventsOf(a.id, 'STOP')).length === 1, 'STOP event');
+    expect(await eventsOf(b.id, 'MO')).toEqual([]);
+    const blocked = await call(h().app, 'POST', '/send/simulate', {
+      token: a.token,
+      json: {
+        sms: { message: { text: 'x', pushtype: 'alert' }, recipients: { gsm: [{ value: '33698765432' }] } },
+      },
+    });
+    expect(blocked.body).toMatchObject({ blacklisted: 1, sent: 0 });
+  });
+});
