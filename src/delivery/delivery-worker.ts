@@ -3,6 +3,7 @@
 // are recorded in batches too, and acknowledged to the carrier only once written.
 import { GroupCommit } from '../links/group-commit.ts';
 import type { Clock } from '../shared/clock.ts';
+import { Semaphore } from '../shared/semaphore.ts';
 import type { ClaimedMessage } from './delivery.repo.ts';
 import type { DeliveryService, SubmitResult } from './delivery.service.ts';
 import { buildParts } from './outbound-parts.ts';
@@ -40,6 +41,7 @@ export function createDeliveryWorker(deps: {
   // Housekeeping runs on wall time: it is about how often to look, not about what the clock says is due.
   let lastSweep = 0;
 
+  const unrecorded = new Semaphore(transport.capacity);
   const results = new GroupCommit<SubmitResult>(
     (items) => delivery.recordResults(items),
     (error, items) =>
@@ -96,8 +98,15 @@ export function createDeliveryWorker(deps: {
     const senders = await delivery.senders([...new Set(batch.map((m) => m.campaign_id))]);
     await Promise.all(
       batch.map(async (message) => {
-        const result = await sendOne(message, senders.get(message.campaign_id) ?? null, message.id & 0xff);
-        await results.add(result);
+        // A message holds its permit from submit until its outcome is committed: a crash can then
+        // send again at most `capacity` messages, those submitted but not yet recorded.
+        await unrecorded.acquire();
+        try {
+          const result = await sendOne(message, senders.get(message.campaign_id) ?? null, message.id & 0xff);
+          await results.add(result);
+        } finally {
+          unrecorded.release();
+        }
       }),
     );
   }

@@ -43,6 +43,8 @@ export interface InboundHandler {
 
 export interface Transport {
   readonly name: string;
+  /** Submits that may be in flight at once over every connection (binds × window for SMPP). */
+  readonly capacity: number;
   start(handler: InboundHandler): Promise<void>;
   /** True when at least one connection can take a submit now. */
   ready(): boolean;

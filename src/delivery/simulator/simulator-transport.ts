@@ -46,6 +46,8 @@ const magic: Record<string, { stat: string; err: string }> = {
 
 export class SimulatorTransport implements Transport {
   readonly name = 'simulator';
+  /** The simulator answers at once; this only bounds how many submits wait for their record. */
+  readonly capacity = 1000;
   private handler: InboundHandler | undefined;
   private readonly prefix = randomBase62(6)[0];
   private sequence = 0;

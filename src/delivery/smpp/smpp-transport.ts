@@ -275,6 +275,7 @@ class Bind {
 
 export class SmppTransport implements Transport {
   readonly name = 'smpp';
+  readonly capacity: number;
   private binds: Bind[] = [];
   private waiters: (() => void)[] = [];
   private nextBind = 0;
@@ -287,6 +288,7 @@ export class SmppTransport implements Transport {
   ) {
     parseSmppUrl(options.url);
     this.tokens = options.tps;
+    this.capacity = options.binds * options.window;
   }
 
   async start(handler: InboundHandler): Promise<void> {
