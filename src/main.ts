@@ -14,6 +14,8 @@ const usage = `usage: pigeon <command>
   credits add ACCOUNT_ID N
   token create ACCOUNT_ID --name NAME
   messages TICKET                         one JSON line per message of a campaign
+  simulate mo --from NUMBER --text TEXT [--to SHORTCODE]
+                                          a reply from a handset, as the carrier would deliver it
 
 Configuration comes from the environment; see .env.example.`;
 
@@ -76,6 +78,9 @@ async function run(argv: string[]): Promise<void> {
       parent: { type: 'string' },
       unlimited: { type: 'boolean' },
       name: { type: 'string' },
+      from: { type: 'string' },
+      to: { type: 'string' },
+      text: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -137,6 +142,26 @@ async function run(argv: string[]): Promise<void> {
           }
         }
         await writeOut(lines);
+      });
+    }
+    case 'simulate': {
+      if (sub !== 'mo')
+        throw new UsageError('unknown simulate command; try: simulate mo --from NUMBER --text TEXT');
+      if (!values.from || values.text === undefined)
+        throw new UsageError('simulate mo needs --from and --text');
+      const from = values.from;
+      if (!/^\+?\d{6,15}$/.test(from))
+        throw new UsageError('--from must be a number, digits with the country code first');
+      const recorded = await withDeps(config, (deps) =>
+        deps.services.delivery.recordInbound({ from, to: values.to ?? 'SIMULATOR', text: values.text! }),
+      );
+      if (!recorded)
+        throw new ApiError(-5, `no account has written to ${from}: the reply has nobody to go to`);
+      return print({
+        type: recorded.type,
+        account_id: String(recorded.accountId),
+        from: from.replace(/^\+/, ''),
+        text: recorded.text,
       });
     }
     default:

@@ -92,6 +92,52 @@ describeEachDialect('pigeon CLI', (h) => {
     }
   });
 
+  it('simulate mo records a reply for the account that wrote to the number, STOP included', async () => {
+    const a = await h().account();
+    const sent = await call(h().app, 'POST', '/send', {
+      token: a.token,
+      json: {
+        sms: {
+          message: { text: 'Hi', pushtype: 'alert' },
+          recipients: { gsm: [{ value: '33655500011', gsmsmsid: 'g1' }] },
+        },
+      },
+    });
+    expect(sent.body.status).toBe(1);
+    const mo = await pigeon(h().databaseUrl, 'simulate', 'mo', '--from', '33655500011', '--text', 'Bonjour');
+    expect(JSON.parse(mo.stdout)).toEqual({
+      type: 'MO',
+      account_id: String(a.id),
+      from: '33655500011',
+      text: 'Bonjour',
+    });
+    const stop = await pigeon(h().databaseUrl, 'simulate', 'mo', '--from', '+33655500011', '--text', 'stop');
+    expect(JSON.parse(stop.stdout)).toMatchObject({ type: 'STOP' });
+    const events = await h()
+      .deps.store.db.selectFrom('events')
+      .select(['type', 'payload'])
+      .where('account_id', '=', a.id)
+      .orderBy('id')
+      .execute();
+    expect(events.map((e) => e.type)).toEqual(['MO', 'STOP']);
+    expect(JSON.parse(events[0].payload)).toMatchObject({
+      message: 'Bonjour',
+      from: '33655500011',
+      last_message_id: 'g1',
+    });
+    const nobody = await pigeon(
+      h().databaseUrl,
+      'simulate',
+      'mo',
+      '--from',
+      '33600000999',
+      '--text',
+      'hello?',
+    );
+    expect(nobody.code).not.toBe(0);
+    expect(nobody.stderr).toMatch(/no account has written to 33600000999/);
+  });
+
   it('migrate is idempotent', async () => {
     const r = await pigeon(h().databaseUrl, 'migrate');
     expect(r.code).toBe(0);
