@@ -1,5 +1,6 @@
 // SQL for accounts, the credit ledger, tokens and the balance notification. No rules here.
 import type { Executor } from '../store/db.ts';
+import { runPrepared, slot } from '../store/prepared.ts';
 import type { BalanceNotificationsTable } from '../store/schema.ts';
 
 export interface NewAccount {
@@ -20,22 +21,39 @@ export const accountsRepo = {
     return row.id;
   },
 
-  find(db: Executor, id: number) {
-    return db
-      .selectFrom('accounts')
-      .select([
-        'id',
-        'parent_id',
-        'email',
-        'first_name',
-        'last_name',
-        'company',
-        'credits',
-        'unlimited',
-        'created_at',
-      ])
-      .where('id', '=', id)
-      .executeTakeFirst();
+  /** By id; on every send (who pays), so compiled once. */
+  async find(db: Executor, id: number) {
+    const [row] = await runPrepared<{
+      id: number;
+      parent_id: number | null;
+      email: string;
+      first_name: string | null;
+      last_name: string | null;
+      company: string | null;
+      credits: number;
+      unlimited: number;
+      created_at: number;
+    }>(
+      db,
+      'accounts.find',
+      (q) =>
+        q
+          .selectFrom('accounts')
+          .select([
+            'id',
+            'parent_id',
+            'email',
+            'first_name',
+            'last_name',
+            'company',
+            'credits',
+            'unlimited',
+            'created_at',
+          ])
+          .where('id', '=', slot(0) as unknown as number),
+      [id],
+    );
+    return row;
   },
 
   findByEmail(db: Executor, email: string) {
@@ -92,25 +110,47 @@ export const tokensRepo = {
     return row.id;
   },
 
-  /** The token and its account, for authentication. */
-  findByHash(db: Executor, tokenHash: string) {
-    return db
-      .selectFrom('tokens')
-      .innerJoin('accounts', 'accounts.id', 'tokens.account_id')
-      .select([
-        'tokens.id as token_id',
-        'tokens.account_id',
-        'tokens.expires_at',
-        'tokens.allowed_ips',
-        'tokens.last_used_at',
-        'accounts.parent_id',
-      ])
-      .where('tokens.token_hash', '=', tokenHash)
-      .executeTakeFirst();
+  /** The token and its account, for authentication: on every request, so compiled once. */
+  async findByHash(db: Executor, tokenHash: string) {
+    const [row] = await runPrepared<{
+      token_id: number;
+      account_id: number;
+      expires_at: number | null;
+      allowed_ips: string | null;
+      last_used_at: number | null;
+      parent_id: number | null;
+    }>(
+      db,
+      'tokens.findByHash',
+      (q) =>
+        q
+          .selectFrom('tokens')
+          .innerJoin('accounts', 'accounts.id', 'tokens.account_id')
+          .select([
+            'tokens.id as token_id',
+            'tokens.account_id',
+            'tokens.expires_at',
+            'tokens.allowed_ips',
+            'tokens.last_used_at',
+            'accounts.parent_id',
+          ])
+          .where('tokens.token_hash', '=', slot(0)),
+      [tokenHash],
+    );
+    return row;
   },
 
   async touch(db: Executor, id: number, now: number): Promise<void> {
-    await db.updateTable('tokens').set({ last_used_at: now }).where('id', '=', id).execute();
+    await runPrepared(
+      db,
+      'tokens.touch',
+      (q) =>
+        q
+          .updateTable('tokens')
+          .set({ last_used_at: slot(1) as unknown as number })
+          .where('id', '=', slot(0) as unknown as number),
+      [id, now],
+    );
   },
 
   list(db: Executor, accountId: number) {

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { Executor } from '../store/db.ts';
 import type { CampaignsTable } from '../store/schema.ts';
 import { insertRows } from './bulk-insert.ts';
-import { runPrepared, slot } from './prepared.ts';
+import { runPrepared, slot } from '../store/prepared.ts';
 
 export type NewCampaign = Omit<CampaignsTable, 'id'>;
 

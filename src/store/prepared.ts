@@ -2,7 +2,7 @@
 // thousands of sends a second, building and compiling each query anew cost about as much as SQLite
 // running it. The SQL is still Kysely's (so dialect-neutral); only the per-call building is skipped.
 import { type Compilable, CompiledQuery } from 'kysely';
-import type { Executor } from '../store/db.ts';
+import type { Executor } from './db.ts';
 
 const slotPrefix = '\u0000slot:';
 
