@@ -16,6 +16,7 @@ export interface ClaimedMessage {
 
 export interface NewEvent {
   account_id: number;
+  campaign_id: number | null;
   type: string;
   payload: string;
 }
@@ -245,7 +246,7 @@ export const deliveryRepo = {
   lastMessageTo(db: Executor, number: string) {
     return db
       .selectFrom('messages')
-      .select(['account_id', 'gsmsmsid'])
+      .select(['account_id', 'campaign_id', 'gsmsmsid'])
       .where('recipient', '=', number)
       .orderBy('id', 'desc')
       .limit(1)

@@ -70,6 +70,7 @@ export function createDeliveryService(deps: {
   ): NewEvent {
     return {
       account_id: message.account_id,
+      campaign_id: message.campaign_id,
       type: 'DLR',
       payload: JSON.stringify({
         date: isoDate(clock.now()),
@@ -149,7 +150,14 @@ export function createDeliveryService(deps: {
     };
     await deliveryRepo.insertEvents(
       tx,
-      [{ account_id: last.account_id, type, payload: JSON.stringify(payload) }],
+      [
+        {
+          account_id: last.account_id,
+          campaign_id: last.campaign_id,
+          type,
+          payload: JSON.stringify(payload),
+        },
+      ],
       now,
     );
     return { type, accountId: last.account_id, text };

@@ -165,6 +165,8 @@ export interface EventsTable {
   type: string;
   /** The webhook body, as JSON. */
   payload: string;
+  /** The campaign a receipt or reply is about, when there is one. */
+  campaign_id: number | null;
   created_at: number;
 }
 
