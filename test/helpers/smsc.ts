@@ -14,6 +14,8 @@ export interface SubmittedPdu {
   udh: Buffer | undefined;
   payload: Buffer;
   messageId: string;
+  /** The client port of the connection that carried it (tells processes apart). */
+  clientPort: number;
 }
 
 export interface SmscOptions {
@@ -103,6 +105,7 @@ export class TestSmsc {
       udh,
       payload: udh ? bytes.subarray(udh.length) : bytes,
       messageId,
+      clientPort: session.socket.remotePort ?? 0,
     });
     this.inFlight++;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
