@@ -78,7 +78,7 @@ describeEachDialect('delivery worker processes', (h) => {
     await waitFor(async () => (await delivered(ticket)()) === size, 'every message delivered', 60_000);
     expect(new Set(smsc.submits.map((s) => s.destination)).size).toBe(size);
     expect(smsc.submits.length - size).toBeLessThanOrEqual(window);
-  });
+  }, 120_000);
   // Several processes share PostgreSQL; SQLite is the single-process default.
   it('two workers on one database submit every message exactly once', async (ctx) => {
     if (h().dialect !== 'postgres') ctx.skip();
@@ -92,5 +92,5 @@ describeEachDialect('delivery worker processes', (h) => {
     expect(smsc.submits).toHaveLength(size);
     expect(new Set(smsc.submits.map((s) => s.destination)).size).toBe(size);
     expect(new Set(smsc.submits.map((s) => s.clientPort)).size).toBe(2);
-  });
+  }, 120_000);
 });
