@@ -1,9 +1,10 @@
 // SQL for campaigns, their messages, and the account's blacklist and NPAI filters. No rules here.
-import { sql } from 'kysely';
+import { type SelectQueryBuilder, sql } from 'kysely';
+import { DlrStatus } from '../delivery/receipt.ts';
 import type { Executor } from '../store/db.ts';
-import type { CampaignsTable } from '../store/schema.ts';
-import { insertRows } from './bulk-insert.ts';
 import { runPrepared, slot } from '../store/prepared.ts';
+import type { CampaignsTable, Database } from '../store/schema.ts';
+import { insertRows } from './bulk-insert.ts';
 
 export type NewCampaign = Omit<CampaignsTable, 'id'>;
 
@@ -48,6 +49,41 @@ const messageBatchRows = 1000;
 /** Numbers per blacklist/NPAI lookup: two IN lists of this size in one statement. */
 export const filterChunk = 500;
 
+const campaignReadColumns = [
+  'id',
+  'account_id',
+  'billed_account_id',
+  'sender',
+  'text',
+  'pushtype',
+  'cost',
+  'total',
+  'sent',
+  'status',
+  'due_at',
+  'created_at',
+] as const satisfies readonly (keyof CampaignsTable)[];
+
+const npaiStatus = DlrStatus.invalidDestination;
+
+/** Due times, inclusive, in ms; either end may be open. */
+export interface DueRange {
+  from?: number;
+  to?: number;
+}
+
+export interface PageRequest {
+  start: number;
+  length: number;
+}
+
+function inRange<Q extends SelectQueryBuilder<Database, 'campaigns', object>>(query: Q, range: DueRange): Q {
+  let q = query;
+  if (range.from !== undefined) q = q.where('due_at', '>=', range.from) as Q;
+  if (range.to !== undefined) q = q.where('due_at', '<=', range.to) as Q;
+  return q;
+}
+
 export const campaignsRepo = {
   async insert(db: Executor, campaign: NewCampaign): Promise<number> {
     const [row] = await runPrepared<{ id: number }>(
@@ -80,10 +116,148 @@ export const campaignsRepo = {
   find(db: Executor, accountId: number, id: number) {
     return db
       .selectFrom('campaigns')
-      .select(['id', 'account_id', 'sent', 'status'])
+      .select(campaignReadColumns)
       .where('account_id', '=', accountId)
       .where('id', '=', id)
       .executeTakeFirst();
+  },
+
+  /** Marks a campaign cancelled unless it already is; the row lock it takes orders concurrent cancels. */
+  async markCancelled(db: Executor, accountId: number, id: number): Promise<boolean> {
+    const result = await db
+      .updateTable('campaigns')
+      .set({ status: 'cancelled' })
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .where('status', '<>', 'cancelled')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  },
+
+  /**
+   * Cancels the campaign's messages that no worker has ever taken (queued, never attempted) and returns how
+   * many. On PostgreSQL a row a worker holds is waited for and then re-read, so it is skipped once taken.
+   */
+  async cancelUntakenMessages(db: Executor, accountId: number, campaignId: number, now: number) {
+    const result = await db
+      .updateTable('messages')
+      .set({ state: 'cancelled', updated_at: now })
+      .where('campaign_id', '=', campaignId)
+      .where('account_id', '=', accountId)
+      .where('state', '=', 'queued')
+      .where('attempts', '=', 0)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  },
+
+  /** How many of the account's campaigns are due within the range. */
+  async count(db: Executor, accountId: number, range: DueRange): Promise<number> {
+    const row = await inRange(db.selectFrom('campaigns'), range)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('account_id', '=', accountId)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  },
+
+  /** A page of the account's campaigns due within the range, by due time then id. */
+  page(db: Executor, accountId: number, range: DueRange, page: PageRequest & { ascending: boolean }) {
+    const direction = page.ascending ? 'asc' : 'desc';
+    return inRange(db.selectFrom('campaigns'), range)
+      .select(campaignReadColumns)
+      .where('account_id', '=', accountId)
+      .orderBy('due_at', direction)
+      .orderBy('id', direction)
+      .limit(page.length)
+      .offset(page.start)
+      .execute();
+  },
+
+  /** Messages of the campaigns per state and receipt status, in one grouped query. */
+  messageCounts(db: Executor, accountId: number, campaignIds: readonly number[]) {
+    return db
+      .selectFrom('messages')
+      .select(['campaign_id', 'state', 'dlr_status'])
+      .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.max<number>('attempts').as('attempts')])
+      .where('account_id', '=', accountId)
+      .where('campaign_id', 'in', campaignIds)
+      .groupBy(['campaign_id', 'state', 'dlr_status'])
+      .execute();
+  },
+
+  /** STOP replies to the campaigns (events name the campaign a reply answers). */
+  stopCounts(db: Executor, accountId: number, campaignIds: readonly number[]) {
+    return db
+      .selectFrom('events')
+      .select('campaign_id')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('account_id', '=', accountId)
+      .where('campaign_id', 'in', campaignIds)
+      .where('type', '=', 'STOP')
+      .groupBy('campaign_id')
+      .execute();
+  },
+
+  /** Clicks counted on the campaigns' short links. */
+  clickCounts(db: Executor, accountId: number, campaignIds: readonly number[]) {
+    return db
+      .selectFrom('links')
+      .select('campaign_id')
+      .select((eb) => eb.fn.sum<number>('clicks').as('clicks'))
+      .where('account_id', '=', accountId)
+      .where('campaign_id', 'in', campaignIds)
+      .groupBy('campaign_id')
+      .execute();
+  },
+
+  /** A page of the events of one type (MO, STOP) about a campaign, oldest first. */
+  eventsPage(db: Executor, accountId: number, campaignId: number, type: string, page: PageRequest) {
+    return db
+      .selectFrom('events')
+      .select(['payload', 'created_at'])
+      .where('campaign_id', '=', campaignId)
+      .where('type', '=', type)
+      .where('account_id', '=', accountId)
+      .orderBy('id')
+      .limit(page.length)
+      .offset(page.start)
+      .execute();
+  },
+
+  /** A page of the campaign's messages whose receipts said the number does not exist, in seq order. */
+  npaiPage(db: Executor, accountId: number, campaignId: number, page: PageRequest) {
+    return db
+      .selectFrom('messages')
+      .select(['recipient', 'gsmsmsid', 'updated_at'])
+      .where('campaign_id', '=', campaignId)
+      .where('account_id', '=', accountId)
+      .where('dlr_status', '=', npaiStatus)
+      .orderBy('seq')
+      .limit(page.length)
+      .offset(page.start)
+      .execute();
+  },
+
+  /** Puts the campaign's NPAI numbers on the account's blacklist in one statement; returns how many were new. */
+  async blacklistNpai(db: Executor, accountId: number, campaignId: number, now: number): Promise<number> {
+    const result = await db
+      .insertInto('blacklist')
+      .columns(['account_id', 'number', 'created_at'])
+      .expression((eb) =>
+        eb
+          .selectFrom('messages')
+          // The cast types the bound time for PostgreSQL, which reads a bare parameter in a select list as text.
+          .select([
+            'account_id',
+            'recipient as number',
+            eb.cast<number>(eb.val(now), 'bigint').as('created_at'),
+          ])
+          .where('campaign_id', '=', campaignId)
+          .where('account_id', '=', accountId)
+          .where('dlr_status', '=', npaiStatus),
+      )
+      .onConflict((oc) => oc.columns(['account_id', 'number']).doNothing())
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0);
   },
 
   /** The owner of a campaign, for operator commands that are given only a ticket. */

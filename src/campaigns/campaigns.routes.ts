@@ -43,7 +43,52 @@ const SendQuery = Type.Object({
   token: Type.Optional(Type.String()),
 });
 
+const TicketParams = Type.Object({ ticket: Type.String() });
+const Paging = Type.Object({ start: Type.Optional(Type.String()), length: Type.Optional(Type.String()) });
+const CampaignsQuery = Type.Object({
+  start: Type.Optional(Type.String()),
+  length: Type.Optional(Type.String()),
+  date_start: Type.Optional(Type.String()),
+  date_end: Type.Optional(Type.String()),
+  sort: Type.Optional(Type.String()),
+});
+const paged = { params: TicketParams, querystring: Paging };
+
 export function campaignsRoutes(app: App, campaigns: CampaignsService): void {
+  app.delete('/send/:ticket', { schema: { params: TicketParams } }, async (req) =>
+    ok(await campaigns.cancel(caller(req), req.params.ticket)),
+  );
+
+  app.get('/campaign/:ticket', { schema: { params: TicketParams } }, async (req) =>
+    ok({ campaign: [await campaigns.campaign(caller(req), req.params.ticket)] }),
+  );
+  app.get('/campaigns', { schema: { querystring: CampaignsQuery } }, async (req) =>
+    ok(await campaigns.campaigns(caller(req), req.query)),
+  );
+  app.get('/campaign/:ticket/mo', { schema: paged }, async (req) =>
+    ok({
+      mo: await campaigns.campaignReplies(caller(req), req.params.ticket, req.query.start, req.query.length),
+    }),
+  );
+  app.get('/campaign/:ticket/blacklist', { schema: paged }, async (req) =>
+    ok({
+      blacklist: await campaigns.campaignStops(
+        caller(req),
+        req.params.ticket,
+        req.query.start,
+        req.query.length,
+      ),
+    }),
+  );
+  app.get('/campaign/:ticket/npai', { schema: paged }, async (req) =>
+    ok({
+      npai: await campaigns.campaignNpai(caller(req), req.params.ticket, req.query.start, req.query.length),
+    }),
+  );
+  app.put('/campaign/:ticket/npai', { schema: { params: TicketParams } }, async (req) =>
+    ok(await campaigns.blacklistCampaignNpai(caller(req), req.params.ticket)),
+  );
+
   for (const simulate of [false, true]) {
     const suffix = simulate ? '/simulate' : '';
 

@@ -8,6 +8,7 @@ import type { Clock } from '../shared/clock.ts';
 import { ApiError, Status } from '../shared/errors.ts';
 import { idIn, idOut } from '../shared/ids.ts';
 import type { Db } from '../store/db.ts';
+import { createCampaignReads } from './campaign-reads.service.ts';
 import { campaignsRepo, filterChunk, filtersRepo } from './campaigns.repo.ts';
 import { dueAt } from './delay.ts';
 import { listsRepo } from './lists.repo.ts';
@@ -257,6 +258,47 @@ export function createCampaignsService(deps: {
   }
 
   return {
+    ...createCampaignReads({ db, clock, config }),
+
+    /**
+     * DELETE /send/:ticket: cancels a campaign none of whose messages a worker has taken, and gives its cost
+     * back to the account that paid, with a ledger line, all in one transaction. Answers the balance after.
+     */
+    async cancel(auth: AuthContext, ticket: string): Promise<{ credits: number }> {
+      const id = idIn(ticket);
+      const now = clock.now();
+      return db.transaction().execute(async (tx) => {
+        const campaign = id === undefined ? undefined : await campaignsRepo.find(tx, auth.accountId, id);
+        if (id === undefined || !campaign) throw ApiError.notFound(`campaign "${ticket}" not found`);
+        const alreadyCancelled = () => ApiError.data(`campaign ${id} is already cancelled`);
+        if (campaign.status === 'cancelled') throw alreadyCancelled();
+        const messages = Number(campaign.sent);
+        if (messages === 0) {
+          throw ApiError.data(`campaign ${id} has no message to cancel: every recipient was filtered out`);
+        }
+        // The status first: its row lock makes a concurrent cancel of the same campaign wait, then find it done.
+        if (!(await campaignsRepo.markCancelled(tx, auth.accountId, id))) throw alreadyCancelled();
+        // A worker may be claiming this campaign's messages right now. Only messages never taken are
+        // cancelled; if any is missing, the campaign has started and the whole cancel rolls back.
+        const cancelled = await campaignsRepo.cancelUntakenMessages(tx, auth.accountId, id, now);
+        if (cancelled !== messages) {
+          throw ApiError.data(
+            `campaign ${id} cannot be cancelled: ${messages - cancelled} of its ${messages} messages have already been taken for sending`,
+          );
+        }
+        const cost = Number(campaign.cost);
+        const billed = Number(campaign.billed_account_id);
+        // A negative debit is the refund: the same ledger, to the account that paid, in this transaction.
+        const refund = await accounts.debit(tx, billed, -cost, id);
+        if (refund.billedAccountId !== billed) {
+          throw new Error(
+            `campaign ${id}: refund would go to account ${refund.billedAccountId}, not ${billed}`,
+          );
+        }
+        return { credits: refund.credits };
+      });
+    },
+
     /** POST/GET /send and their simulations. */
     async send(
       auth: AuthContext,
