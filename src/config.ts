@@ -1,6 +1,7 @@
 // The only reader of process.env: one schema, parsed once, failing fast with every bad variable named.
 import Type, { type Static } from 'typebox';
 import Value from 'typebox/value';
+import { parseSendingWindow } from './campaigns/sending-window.ts';
 
 const port = (fallback: number) => Type.Integer({ minimum: 0, maximum: 65535, default: fallback });
 const oneOf = <T extends string>(values: readonly T[], fallback: T) =>
@@ -26,6 +27,12 @@ export const ConfigSchema = Type.Object({
   ALLOWED_COUNTRIES: Type.Optional(Type.String({ pattern: '^\\s*[A-Za-z]{2}(\\s*,\\s*[A-Za-z]{2})*\\s*$' })),
   /** The opt-out mention added to marketing texts. */
   STOP_MENTION: Type.String({ minLength: 1, default: 'STOP au 36180' }),
+  /** When marketing sends may go out, in TIMEZONE: wall-clock hours (closing time excluded)… */
+  MARKETING_HOURS: Type.String({ default: '08:00-20:00' }),
+  /** …on these ISO weekdays (1 Monday … 7 Sunday, ranges or a list)… */
+  MARKETING_DAYS: Type.String({ default: '1-6' }),
+  /** …except these public holidays. Outside the window a marketing send waits for the next opening. */
+  MARKETING_HOLIDAYS: oneOf(['FR', 'none'], 'FR'),
   /** How messages leave: the built-in carrier simulator, or an SMSC over SMPP. */
   TRANSPORT: oneOf(['simulator', 'smpp'], 'simulator'),
   SMPP_URL: Type.Optional(Type.String({ pattern: '^smpp://[^:@/]+:[^@/]*@[^:/]+(:\\d+)?/?$' })),
@@ -86,6 +93,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(
       'invalid configuration:\n  SMPP_URL: required when TRANSPORT=smpp (smpp://system_id:password@host:port)',
     );
+  }
+  try {
+    parseSendingWindow({
+      hours: config.MARKETING_HOURS,
+      days: config.MARKETING_DAYS,
+      holidays: config.MARKETING_HOLIDAYS,
+      zone: config.TIMEZONE,
+    });
+  } catch (error) {
+    throw new ConfigError(`invalid configuration:\n  ${(error as Error).message}`);
   }
   return {
     ...config,

@@ -25,6 +25,7 @@ import { parseCountries } from './numbers.ts';
 import { type Candidate, type FilterCounts, filterRecipients } from './recipient-filter.ts';
 import { countSegments } from './segments.ts';
 import { createSendBatcher } from './send-batcher.ts';
+import { nextOpening, parseSendingWindow } from './sending-window.ts';
 
 export interface MessageInput {
   text: string;
@@ -81,12 +82,27 @@ export type CampaignsService = ReturnType<typeof createCampaignsService>;
 export function createCampaignsService(deps: {
   db: Db;
   clock: Clock;
-  config: Pick<Config, 'MAX_RECIPIENTS' | 'TIMEZONE' | 'STOP_MENTION' | 'ALLOWED_COUNTRIES'>;
+  config: Pick<
+    Config,
+    | 'MAX_RECIPIENTS'
+    | 'TIMEZONE'
+    | 'STOP_MENTION'
+    | 'ALLOWED_COUNTRIES'
+    | 'MARKETING_HOURS'
+    | 'MARKETING_DAYS'
+    | 'MARKETING_HOLIDAYS'
+  >;
   accounts: Pick<AccountsService, 'debit' | 'credits'>;
   links: Pick<LinksService, 'allocate' | 'store'>;
 }) {
   const { db, clock, config, accounts, links } = deps;
   const allowedCountries = parseCountries(config.ALLOWED_COUNTRIES);
+  const marketingWindow = parseSendingWindow({
+    hours: config.MARKETING_HOURS,
+    days: config.MARKETING_DAYS,
+    holidays: config.MARKETING_HOLIDAYS,
+    zone: config.TIMEZONE,
+  });
   const batcher = createSendBatcher(db);
 
   /** Checks every message field; the first broken rule is a -7 (or -4 for the delay) naming it. */
@@ -134,13 +150,15 @@ export function createCampaignsService(deps: {
       );
     }
 
+    // Marketing waits for the sending window: a send (or a delay) outside it goes at the next opening.
+    const due = dueAt(message.delay, config.TIMEZONE, now);
     return {
       text: withStopMention(text, pushtype, config.STOP_MENTION),
       pushtype,
       unicode,
       sender: senderRaw === '' ? null : senderRaw,
       links: urls,
-      dueAt: dueAt(message.delay, config.TIMEZONE, now),
+      dueAt: pushtype === 'marketing' ? nextOpening(marketingWindow, due) : due,
     };
   }
 
