@@ -208,6 +208,19 @@ describeEachDialect('campaign cancel', (h) => {
     expect(cancelled + refused).toBe(12);
   });
 
+  it('tolerates what real clients send on DELETE: an empty form body, [] or {}', async () => {
+    const a = await h().account();
+    for (const [body, contentType] of [
+      ['', 'application/x-www-form-urlencoded'],
+      ['[]', 'application/json'],
+      ['{}', 'application/json'],
+    ]) {
+      const sent = await send(h(), a, 1, '2030-06-01 10:00:00');
+      const r = await call(h().app, 'DELETE', `/send/${sent.ticket}`, { token: a.token, body, contentType });
+      expect(r.body, `${contentType} ${body}`).toMatchObject({ status: 1, credits: 1000 });
+    }
+  });
+
   it('answers the same in JSON and XML', async () => {
     const a = await h().account({ credits: 30 });
     const first = await send(h(), a, 1, '2030-06-01 10:00:00');

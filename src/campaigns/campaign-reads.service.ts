@@ -202,10 +202,11 @@ export function createCampaignReads(deps: { db: Db; clock: Clock; config: Pick<C
     /** GET /campaigns: the account's campaigns by due date (newest first unless `sort` is asc). */
     async campaigns(auth: AuthContext, query: CampaignsQuery) {
       const page = paging(query.start, query.length);
+      const end = dateBound('date_end', query.date_end);
+      // date_end names a second: everything due within that second is included.
       const range: DueRange = {
         from: dateBound('date_start', query.date_start),
-        // date_end names a second: everything due within that second is included.
-        to: ((end) => (end === undefined ? undefined : end + 999))(dateBound('date_end', query.date_end)),
+        to: end === undefined ? undefined : end + 999,
       };
       if (range.from !== undefined && range.to !== undefined && range.from > range.to) {
         throw ApiError.data(`date_start "${query.date_start}" is after date_end "${query.date_end}"`);
