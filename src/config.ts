@@ -55,6 +55,19 @@ export const ConfigSchema = Type.Object({
   STOP_KEYWORDS: Type.String({ default: 'STOP,STOP SMS,ARRET,UNSUBSCRIBE' }),
   /** Receipt error codes meaning the number does not exist (it joins the NPAI list). */
   NPAI_ERROR_CODES: Type.String({ default: '001' }),
+  /** Let webhooks reach private, loopback and other non-public addresses (a trusted network only). */
+  WEBHOOK_ALLOW_PRIVATE: Type.Boolean({ default: false }),
+  /** A webhook with no successful delivery for this long is paused: 5d, 36h. */
+  WEBHOOK_PAUSE_AFTER: Type.String({ pattern: '^\\d+(s|m|h|d)$', default: '5d' }),
+  WEBHOOK_CONNECT_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 5000 }),
+  /** The whole request, from connecting to the end of the answer. */
+  WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 15_000 }),
+  /** The furthest a receiver's Retry-After may push its next attempt: 1h, 30m. */
+  WEBHOOK_RETRY_AFTER_MAX: Type.String({ pattern: '^\\d+(s|m|h|d)$', default: '1h' }),
+  /** Requests in flight to one webhook, so a slow receiver slows only its own deliveries. */
+  WEBHOOK_CONCURRENCY_PER_WEBHOOK: Type.Integer({ minimum: 1, maximum: 256, default: 8 }),
+  /** Webhook deliveries one worker process holds at once (in flight or queued), over all webhooks. */
+  WEBHOOK_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 10_000, default: 256 }),
 });
 
 export type Config = Static<typeof ConfigSchema> & {

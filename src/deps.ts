@@ -3,12 +3,14 @@ import pino, { type Logger } from 'pino';
 import { type AccountsService, createAccountsService } from './accounts/accounts.service.ts';
 import { type CampaignsService, createCampaignsService } from './campaigns/campaigns.service.ts';
 import { createListsService, type ListsService } from './campaigns/lists.service.ts';
-import type { Config } from './config.ts';
+import { type Config, durationMs } from './config.ts';
 import { createDeliveryService, type DeliveryService } from './delivery/delivery.service.ts';
 import { createLinksService, type LinksService } from './links/links.service.ts';
 import { type Clock, systemClock } from './shared/clock.ts';
 import { openStore, type Store } from './store/db.ts';
 import { migrate } from './store/migrate.ts';
+import { createDeliveriesService, type DeliveriesService } from './webhooks/deliveries.service.ts';
+import { createUrlGuard, type UrlGuard } from './webhooks/url-guard.ts';
 import { createWebhooksService, type WebhooksService } from './webhooks/webhooks.service.ts';
 
 export interface Services {
@@ -18,6 +20,7 @@ export interface Services {
   campaigns: CampaignsService;
   lists: ListsService;
   delivery: DeliveryService;
+  webhookDeliveries: DeliveriesService;
 }
 
 export interface Deps {
@@ -26,6 +29,8 @@ export interface Deps {
   logger: Logger;
   store: Store;
   services: Services;
+  /** Where webhooks may point: checked when one is stored and at every connection. */
+  urlGuard: UrlGuard;
   close(): Promise<void>;
 }
 
@@ -35,6 +40,18 @@ export function createLogger(config: Pick<Config, 'LOG_LEVEL'>): Logger {
     redact: ['req.headers.authorization', 'headers.authorization', '*.password', '*.token'],
   });
 }
+
+/** Deliveries of one webhook a worker holds at once: enough queued behind its in-flight requests to keep them busy. */
+export const webhookAhead = (config: Config) =>
+  Math.min(config.WEBHOOK_CONCURRENCY, config.WEBHOOK_CONCURRENCY_PER_WEBHOOK * 8);
+
+/**
+ * A webhook delivery's lease outlasts the longest it can be held: waiting behind the webhook's other held
+ * deliveries, each taking at most the request timeout, then its own request; plus a minute's margin.
+ */
+export const webhookLeaseMs = (config: Config) =>
+  (Math.ceil(webhookAhead(config) / config.WEBHOOK_CONCURRENCY_PER_WEBHOOK) + 1) * config.WEBHOOK_TIMEOUT_MS +
+  60_000;
 
 export async function createDeps(
   config: Config,
@@ -51,7 +68,18 @@ export async function createDeps(
   await migrate(store);
   const { db } = store;
   const accounts = createAccountsService({ db, clock });
-  const webhooks = createWebhooksService({ db, clock });
+  const urlGuard = createUrlGuard({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE });
+  const webhooks = createWebhooksService({ db, clock, urlGuard, timezone: config.TIMEZONE });
+  const webhookDeliveries = createDeliveriesService({
+    db,
+    dialect: store.dialect,
+    clock,
+    options: {
+      leaseMs: webhookLeaseMs(config),
+      pauseAfterMs: durationMs(config.WEBHOOK_PAUSE_AFTER),
+      retryAfterMaxMs: durationMs(config.WEBHOOK_RETRY_AFTER_MAX),
+    },
+  });
   const links = createLinksService({
     db,
     clock,
@@ -81,7 +109,8 @@ export async function createDeps(
     clock,
     logger,
     store,
-    services: { accounts, webhooks, links, campaigns, lists, delivery },
+    services: { accounts, webhooks, links, campaigns, lists, delivery, webhookDeliveries },
+    urlGuard,
     close: () => store.destroy(),
   };
 }

@@ -3,9 +3,15 @@ import type { Store } from './db.ts';
 import * as core from './migrations/001-core.ts';
 import * as delivery from './migrations/002-delivery.ts';
 import * as eventCampaign from './migrations/003-event-campaign.ts';
+import * as webhookDeliveries from './migrations/004-webhook-deliveries.ts';
 
 /** Migrations in order; each is told the dialect so column types can differ where they must. */
-const all = { '001-core': core, '002-delivery': delivery, '003-event-campaign': eventCampaign };
+const all = {
+  '001-core': core,
+  '002-delivery': delivery,
+  '003-event-campaign': eventCampaign,
+  '004-webhook-deliveries': webhookDeliveries,
+};
 
 /** Applies every pending migration. Safe to run from several processes at once (Kysely takes a lock). */
 export async function migrate(store: Store): Promise<string[]> {

@@ -56,6 +56,8 @@ export interface WebhooksTable {
   secret: string;
   status: string;
   last_http_code: number | null;
+  /** When the failures since the last success began; null while it succeeds. */
+  failing_since: number | null;
   created_at: number;
   updated_at: number;
 }
@@ -168,6 +170,40 @@ export interface EventsTable {
   /** The campaign a receipt or reply is about, when there is one. */
   campaign_id: number | null;
   created_at: number;
+  /** 1 once the event's webhook deliveries are written. */
+  fanned_out: Generated<number>;
+}
+
+export interface WebhookDeliveriesTable {
+  id: Generated<number>;
+  webhook_id: number;
+  account_id: number;
+  /** Null for a test delivery. */
+  event_id: number | null;
+  event_type: string;
+  /** The body of a test delivery; an event's body is read from the event. */
+  payload: string | null;
+  /** pending, sending, delivered, failed or held. */
+  state: string;
+  attempts: number;
+  next_attempt_at: number;
+  lease_until: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface WebhookAttemptsTable {
+  id: Generated<number>;
+  webhook_id: number;
+  delivery_id: number;
+  event_id: number | null;
+  event_type: string;
+  attempt: number;
+  http_code: number | null;
+  error: string | null;
+  latency_ms: number;
+  attempted_at: number;
+  next_attempt_at: number | null;
 }
 
 export interface LinksTable {
@@ -211,4 +247,6 @@ export interface Database {
   orphan_receipts: OrphanReceiptsTable;
   mo_fragments: MoFragmentsTable;
   events: EventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }

@@ -47,7 +47,7 @@ export const webhooksRepo = {
     db: Executor,
     accountId: number,
     id: number,
-    fields: Partial<WebhookFields & { status: string }>,
+    fields: Partial<WebhookFields & { status: string; failing_since: number | null }>,
     now: number,
   ) {
     const result = await db

@@ -12,6 +12,7 @@ const WebhookBody = Type.Object({
 });
 const IdParams = Type.Object({ id: Type.String() });
 const StatusBody = Type.Object({ webhook: Type.Object({ status: Type.String() }) });
+const PageQuery = Type.Object({ start: Type.Optional(Type.String()), length: Type.Optional(Type.String()) });
 
 export function webhooksRoutes(app: App, webhooks: WebhooksService): void {
   app.post('/webhook', { schema: { body: WebhookBody } }, async (req) =>
@@ -29,5 +30,11 @@ export function webhooksRoutes(app: App, webhooks: WebhooksService): void {
   );
   app.delete('/webhook/:id', { schema: { params: IdParams } }, async (req) =>
     ok({ deleted_id: await webhooks.delete(caller(req), req.params.id) }),
+  );
+  app.get('/webhook/:id/deliveries', { schema: { params: IdParams, querystring: PageQuery } }, async (req) =>
+    ok(await webhooks.deliveries(caller(req), req.params.id, req.query)),
+  );
+  app.post('/webhook/:id/test', { schema: { params: IdParams } }, async (req) =>
+    ok({ test: await webhooks.test(caller(req), req.params.id) }),
   );
 }

@@ -1,16 +1,22 @@
-// Webhook subscriptions: one or more per event type, each with its own signing secret.
+// Webhook subscriptions: one or more per event type, each with its own signing secret; their attempt log
+// and test deliveries.
 import { randomBytes } from 'node:crypto';
+import { DateTime } from 'luxon';
 import type { AuthContext } from '../accounts/accounts.service.ts';
 import type { Clock } from '../shared/clock.ts';
 import { ApiError } from '../shared/errors.ts';
 import { idIn, idOut } from '../shared/ids.ts';
 import type { Db } from '../store/db.ts';
+import { deliveriesRepo } from './deliveries.repo.ts';
+import type { UrlGuard } from './url-guard.ts';
 import { type WebhookFields, webhooksRepo } from './webhooks.repo.ts';
 
 export const webhookTypes = ['MO', 'DLR', 'STOP', 'CLICKER', 'BALANCE_ALERT'] as const;
 export const webhookStatuses = ['live', 'paused'] as const;
 const maxUrlLength = 2048;
 const maxSignatureLength = 255;
+const maxPageLength = 1000;
+const defaultPageLength = 100;
 
 export interface WebhookInput {
   type?: string;
@@ -37,7 +43,7 @@ function checkType(type: string): string {
   return upper;
 }
 
-function checkUrl(url: string): string {
+function checkUrlShape(url: string): string {
   const trimmed = url.trim();
   if (trimmed.length > maxUrlLength)
     throw ApiError.data(`webhook.url is longer than ${maxUrlLength} characters`);
@@ -61,10 +67,83 @@ function checkSignature(signature: string | undefined): string | null {
   return signature;
 }
 
+/** Paging of a list: `start` (offset, default 0) and `length` (default 100, at most 1000). */
+function page(query: { start?: string; length?: string }): { start: number; length: number } {
+  const read = (name: 'start' | 'length', fallback: number, min: number, max: number) => {
+    const raw = query[name];
+    if (raw === undefined || raw === '') return fallback;
+    const n = Number(raw);
+    if (!/^\d+$/.test(raw) || n < min || n > max) {
+      throw ApiError.data(`${name} must be an integer from ${min} to ${max}, not "${raw}"`);
+    }
+    return n;
+  };
+  return {
+    start: read('start', 0, 0, Number.MAX_SAFE_INTEGER),
+    length: read('length', defaultPageLength, 1, maxPageLength),
+  };
+}
+
+/** What a test delivery carries: the body of an event of the webhook's type, with sample values. */
+function sampleBody(type: string, accountId: number, now: number, timezone: string): Record<string, unknown> {
+  const date = DateTime.fromMillis(now, { zone: timezone });
+  const iso = date.toISO({ suppressMilliseconds: true }) ?? new Date(now).toISOString();
+  switch (type) {
+    case 'DLR':
+      return {
+        date: iso,
+        status: 3,
+        destination: '33600000000',
+        message_id: 'test',
+        campaign_id: '0',
+        country_code: 'FR',
+      };
+    case 'MO':
+    case 'STOP':
+      return {
+        date: iso,
+        message: type === 'STOP' ? 'STOP' : 'Test reply from Pigeon',
+        from: '33600000000',
+        account_id: String(accountId),
+        last_message_id: 'test',
+      };
+    case 'CLICKER':
+      return {
+        campaign_id: '0',
+        gsmsid: 'test',
+        date: date.toFormat('yyyy-MM-dd HH:mm:ss'),
+        long_url: 'https://example.com/',
+        short_url: 'https://example.com/test',
+        brand: '',
+        model: '',
+        os: '',
+        info1: '',
+        info2: '',
+        info3: '',
+        info4: '',
+        clicks_on_link: 1,
+      };
+    default:
+      return { balance: 100, trigger: 100, date: iso };
+  }
+}
+
 export type WebhooksService = ReturnType<typeof createWebhooksService>;
 
-export function createWebhooksService(deps: { db: Db; clock: Clock }) {
-  const { db, clock } = deps;
+export function createWebhooksService(deps: { db: Db; clock: Clock; urlGuard: UrlGuard; timezone: string }) {
+  const { db, clock, urlGuard, timezone } = deps;
+
+  const isoDate = (ms: number) =>
+    DateTime.fromMillis(ms, { zone: timezone }).toISO({ suppressMilliseconds: true }) ??
+    new Date(ms).toISOString();
+
+  /** The URL's shape, then its target: private and other non-public addresses are refused. */
+  async function checkUrl(url: string): Promise<string> {
+    const trimmed = checkUrlShape(url);
+    const refusal = await urlGuard.check(trimmed);
+    if (refusal) throw ApiError.data(`webhook.url ${refusal}`);
+    return trimmed;
+  }
 
   async function get(auth: AuthContext, rawId: string | number): Promise<Row> {
     const id = idIn(rawId);
@@ -79,7 +158,7 @@ export function createWebhooksService(deps: { db: Db; clock: Clock }) {
       if (input.url === undefined) throw ApiError.data('webhook.url is required');
       const fields: WebhookFields = {
         type: checkType(input.type),
-        url: checkUrl(input.url),
+        url: await checkUrl(input.url),
         signature: checkSignature(input.signature),
       };
       // The Standard Webhooks signing key: whsec_ and 24 random bytes in base64.
@@ -100,25 +179,88 @@ export function createWebhooksService(deps: { db: Db; clock: Clock }) {
       const row = await get(auth, id);
       const fields: Partial<WebhookFields> = {};
       if (input.type !== undefined) fields.type = checkType(input.type);
-      if (input.url !== undefined) fields.url = checkUrl(input.url);
+      if (input.url !== undefined) fields.url = await checkUrl(input.url);
       if (input.signature !== undefined) fields.signature = checkSignature(input.signature);
       await webhooksRepo.update(db, auth.accountId, row.id, fields, clock.now());
       return view(await get(auth, row.id));
     },
 
+    /**
+     * Pausing holds the webhook's pending deliveries (nothing is sent to a paused webhook); setting it live
+     * again makes them due at once and starts its "no success since" clock afresh.
+     */
     async setStatus(auth: AuthContext, id: string, status: string) {
       const row = await get(auth, id);
       if (!(webhookStatuses as readonly string[]).includes(status)) {
         throw ApiError.data(`webhook.status must be one of: ${webhookStatuses.join(', ')}`);
       }
-      await webhooksRepo.update(db, auth.accountId, row.id, { status }, clock.now());
+      const now = clock.now();
+      await db.transaction().execute(async (tx) => {
+        if (status === 'live') {
+          await webhooksRepo.update(tx, auth.accountId, row.id, { status, failing_since: null }, now);
+          await deliveriesRepo.resumeHeld(tx, row.id, now);
+        } else {
+          await webhooksRepo.update(tx, auth.accountId, row.id, { status }, now);
+          await deliveriesRepo.holdPending(tx, [row.id], now);
+        }
+      });
       return view(await get(auth, row.id));
     },
 
     async delete(auth: AuthContext, id: string) {
       const row = await get(auth, id);
-      await webhooksRepo.delete(db, auth.accountId, row.id);
+      await db.transaction().execute(async (tx) => {
+        await deliveriesRepo.deleteForWebhook(tx, row.id);
+        await webhooksRepo.delete(tx, auth.accountId, row.id);
+      });
       return idOut(row.id);
+    },
+
+    /** The webhook's attempt log, newest first. */
+    async deliveries(auth: AuthContext, id: string, query: { start?: string; length?: string }) {
+      const row = await get(auth, id);
+      const { start, length } = page(query);
+      const [attempts, total] = await Promise.all([
+        deliveriesRepo.attempts(db, auth.accountId, row.id, start, length),
+        deliveriesRepo.countAttempts(db, auth.accountId, row.id),
+      ]);
+      return {
+        deliveries: attempts.map((a) => ({
+          attempt_id: idOut(a.id),
+          delivery_id: idOut(a.delivery_id),
+          event_type: a.event_type,
+          // Empty for a test delivery, which reports no event.
+          event_id: a.event_id === null ? '' : idOut(a.event_id),
+          attempt: a.attempt,
+          http_code: a.http_code === null ? null : String(a.http_code),
+          latency_ms: a.latency_ms,
+          date: isoDate(a.attempted_at),
+          next_attempt: a.next_attempt_at === null ? null : isoDate(a.next_attempt_at),
+          error: a.error,
+        })),
+        totalRecords: total,
+      };
+    },
+
+    /** Queues a test event (the webhook's type, sample values) for the dispatcher, like any delivery. */
+    async test(auth: AuthContext, id: string) {
+      const row = await get(auth, id);
+      if (row.status !== 'live') {
+        throw ApiError.data(`webhook ${idOut(row.id)} is paused; set it live to send it a test`);
+      }
+      const now = clock.now();
+      const body = sampleBody(row.type, auth.accountId, now, timezone);
+      const deliveryId = await deliveriesRepo.insertTest(
+        db,
+        {
+          webhook_id: row.id,
+          account_id: auth.accountId,
+          event_type: row.type,
+          payload: JSON.stringify(body),
+        },
+        now,
+      );
+      return { delivery_id: idOut(deliveryId), webhook_id: idOut(row.id), type: row.type, body };
     },
   };
 }

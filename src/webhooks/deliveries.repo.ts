@@ -1,0 +1,336 @@
+// SQL of webhook delivery: fanning events out to deliveries, leasing due deliveries, recording attempts,
+// holding and resuming a paused webhook's deliveries. No rules here.
+import { sql } from 'kysely';
+import type { DialectName, Executor } from '../store/db.ts';
+
+export interface LeasedRow {
+  id: number;
+  webhook_id: number;
+  event_id: number | null;
+  event_type: string;
+  attempts: number;
+  payload: string | null;
+}
+
+export interface NewAttempt {
+  webhook_id: number;
+  delivery_id: number;
+  event_id: number | null;
+  event_type: string;
+  attempt: number;
+  http_code: number | null;
+  error: string | null;
+  latency_ms: number;
+  attempted_at: number;
+  next_attempt_at: number | null;
+}
+
+const batchRows = 500;
+
+function chunks<T>(items: T[], size = batchRows): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+export const deliveriesRepo = {
+  /**
+   * Events not fanned out yet, oldest first. On PostgreSQL the rows stay locked until the transaction ends
+   * and other dispatchers skip them (FOR UPDATE SKIP LOCKED); SQLite has one writer.
+   */
+  eventsToFanOut(db: Executor, dialect: DialectName, limit: number) {
+    let query = db.selectFrom('events').select('id').where('fanned_out', '=', 0).orderBy('id').limit(limit);
+    if (dialect === 'postgres') query = query.forUpdate().skipLocked();
+    return query.execute();
+  },
+
+  /** One pending delivery per event and live webhook of the event's account and type; returns how many. */
+  async insertFanOut(db: Executor, eventIds: number[], now: number): Promise<number> {
+    const result = await db
+      .insertInto('webhook_deliveries')
+      .columns([
+        'webhook_id',
+        'account_id',
+        'event_id',
+        'event_type',
+        'payload',
+        'state',
+        'attempts',
+        'next_attempt_at',
+        'lease_until',
+        'created_at',
+        'updated_at',
+      ])
+      .expression((eb) =>
+        eb
+          .selectFrom('events')
+          .innerJoin('webhooks', (join) =>
+            join
+              .onRef('webhooks.account_id', '=', 'events.account_id')
+              .onRef('webhooks.type', '=', 'events.type'),
+          )
+          .where('events.id', 'in', eventIds)
+          .where('webhooks.status', '=', 'live')
+          .select([
+            'webhooks.id',
+            'events.account_id',
+            'events.id',
+            'events.type',
+            // Typed casts: PostgreSQL cannot infer a bare parameter's type in a select list.
+            sql<null>`cast(null as text)`.as('payload'),
+            sql<string>`cast('pending' as text)`.as('state'),
+            sql<number>`cast(0 as integer)`.as('attempts'),
+            sql<number>`cast(${now} as bigint)`.as('next_attempt_at'),
+            sql<null>`cast(null as bigint)`.as('lease_until'),
+            sql<number>`cast(${now} as bigint)`.as('created_at'),
+            sql<number>`cast(${now} as bigint)`.as('updated_at'),
+          ])
+          .orderBy('events.id')
+          .orderBy('webhooks.id'),
+      )
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0);
+  },
+
+  async markFannedOut(db: Executor, eventIds: number[]): Promise<void> {
+    for (const chunk of chunks(eventIds)) {
+      await db.updateTable('events').set({ fanned_out: 1 }).where('id', 'in', chunk).execute();
+    }
+  },
+
+  /** Due pending deliveries, oldest due first, skipping the listed webhooks; locked as eventsToFanOut. */
+  dueDeliveries(db: Executor, dialect: DialectName, now: number, limit: number, skipWebhooks: number[]) {
+    let query = db
+      .selectFrom('webhook_deliveries')
+      .select(['id', 'webhook_id'])
+      .where('state', '=', 'pending')
+      .where('next_attempt_at', '<=', now)
+      .orderBy('next_attempt_at')
+      .limit(limit);
+    if (skipWebhooks.length > 0) query = query.where('webhook_id', 'not in', skipWebhooks);
+    if (dialect === 'postgres') query = query.forUpdate().skipLocked();
+    return query.execute();
+  },
+
+  /** Leases pending deliveries; returns those it leased. */
+  lease(db: Executor, ids: number[], leaseUntil: number, now: number): Promise<LeasedRow[]> {
+    return db
+      .updateTable('webhook_deliveries')
+      .set({ state: 'sending', lease_until: leaseUntil, updated_at: now })
+      .where('id', 'in', ids)
+      .where('state', '=', 'pending')
+      .returning(['id', 'webhook_id', 'event_id', 'event_type', 'attempts', 'payload'])
+      .execute();
+  },
+
+  webhooksForSending(db: Executor, ids: number[]) {
+    return db
+      .selectFrom('webhooks')
+      .select(['id', 'url', 'secret', 'signature', 'status'])
+      .where('id', 'in', ids)
+      .execute();
+  },
+
+  eventPayloads(db: Executor, ids: number[]) {
+    return db.selectFrom('events').select(['id', 'payload']).where('id', 'in', ids).execute();
+  },
+
+  /** Ends leased deliveries as delivered, counting the attempt; returns the ids still leased. */
+  async markDelivered(db: Executor, ids: number[], now: number): Promise<number[]> {
+    const done: number[] = [];
+    for (const chunk of chunks(ids)) {
+      const rows = await db
+        .updateTable('webhook_deliveries')
+        .set((eb) => ({
+          state: 'delivered',
+          attempts: eb('attempts', '+', 1),
+          lease_until: null,
+          updated_at: now,
+        }))
+        .where('id', 'in', chunk)
+        .where('state', '=', 'sending')
+        .returning('id')
+        .execute();
+      for (const row of rows) done.push(row.id);
+    }
+    return done;
+  },
+
+  /** Counts a failed attempt on a leased delivery and sets what happens next; false if it is not leased. */
+  async markFailed(
+    db: Executor,
+    id: number,
+    state: 'pending' | 'failed' | 'held',
+    nextAttemptAt: number,
+    now: number,
+  ): Promise<boolean> {
+    const rows = await db
+      .updateTable('webhook_deliveries')
+      .set((eb) => ({
+        state,
+        attempts: eb('attempts', '+', 1),
+        next_attempt_at: nextAttemptAt,
+        lease_until: null,
+        updated_at: now,
+      }))
+      .where('id', '=', id)
+      .where('state', '=', 'sending')
+      .returning('id')
+      .execute();
+    return rows.length > 0;
+  },
+
+  /** Gives leased deliveries back without counting an attempt (their webhook was paused, or we stop). */
+  async unlease(db: Executor, ids: number[], state: 'pending' | 'held', now: number): Promise<void> {
+    for (const chunk of chunks(ids)) {
+      await db
+        .updateTable('webhook_deliveries')
+        .set({ state, lease_until: null, updated_at: now })
+        .where('id', 'in', chunk)
+        .where('state', '=', 'sending')
+        .execute();
+    }
+  },
+
+  async insertAttempts(db: Executor, attempts: NewAttempt[]): Promise<void> {
+    for (const chunk of chunks(attempts, 200)) {
+      await db.insertInto('webhook_attempts').values(chunk).execute();
+    }
+  },
+
+  /** Records the last answer of a webhook; `failingSince` null after a success. */
+  async setOutcome(
+    db: Executor,
+    webhookId: number,
+    lastHttpCode: number | null,
+    failingSince: number | null | 'keep-or-now',
+    now: number,
+  ): Promise<void> {
+    await db
+      .updateTable('webhooks')
+      .set((eb) => ({
+        last_http_code: lastHttpCode,
+        failing_since:
+          failingSince === 'keep-or-now' ? eb.fn.coalesce('failing_since', sql.val(now)) : failingSince,
+        updated_at: now,
+      }))
+      .where('id', '=', webhookId)
+      .execute();
+  },
+
+  webhookStatuses(db: Executor, ids: number[]) {
+    return db
+      .selectFrom('webhooks')
+      .select(['id', 'status', 'failing_since'])
+      .where('id', 'in', ids)
+      .execute();
+  },
+
+  /** Pauses the live webhooks among `ids` that have not succeeded since `cutoff`; returns their ids. */
+  async pauseFailing(db: Executor, ids: number[], cutoff: number, now: number): Promise<number[]> {
+    const rows = await db
+      .updateTable('webhooks')
+      .set({ status: 'paused', updated_at: now })
+      .where('id', 'in', ids)
+      .where('status', '=', 'live')
+      .where('failing_since', '<=', cutoff)
+      .returning('id')
+      .execute();
+    return rows.map((r) => r.id);
+  },
+
+  /** A paused webhook's pending deliveries wait, untried, until it is live again. */
+  async holdPending(db: Executor, webhookIds: number[], now: number): Promise<void> {
+    await db
+      .updateTable('webhook_deliveries')
+      .set({ state: 'held', updated_at: now })
+      .where('webhook_id', 'in', webhookIds)
+      .where('state', '=', 'pending')
+      .execute();
+  },
+
+  /** Held deliveries of a webhook set live again are due at once. */
+  async resumeHeld(db: Executor, webhookId: number, now: number): Promise<void> {
+    await db
+      .updateTable('webhook_deliveries')
+      .set({ state: 'pending', next_attempt_at: now, updated_at: now })
+      .where('webhook_id', '=', webhookId)
+      .where('state', '=', 'held')
+      .execute();
+  },
+
+  /** Deliveries whose dispatcher stopped mid-send go back to pending. */
+  async releaseExpiredLeases(db: Executor, now: number): Promise<number> {
+    const result = await db
+      .updateTable('webhook_deliveries')
+      .set({ state: 'pending', lease_until: null, updated_at: now })
+      .where('state', '=', 'sending')
+      .where('lease_until', '<', now)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  },
+
+  async insertTest(
+    db: Executor,
+    row: { webhook_id: number; account_id: number; event_type: string; payload: string },
+    now: number,
+  ): Promise<number> {
+    const inserted = await db
+      .insertInto('webhook_deliveries')
+      .values({
+        ...row,
+        event_id: null,
+        state: 'pending',
+        attempts: 0,
+        next_attempt_at: now,
+        lease_until: null,
+        created_at: now,
+        updated_at: now,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return inserted.id;
+  },
+
+  /** A webhook's attempts, newest first, with whether each belongs to a test delivery. */
+  attempts(db: Executor, accountId: number, webhookId: number, start: number, length: number) {
+    return db
+      .selectFrom('webhook_attempts as a')
+      .innerJoin('webhooks as w', 'w.id', 'a.webhook_id')
+      .select([
+        'a.id',
+        'a.delivery_id',
+        'a.event_id',
+        'a.event_type',
+        'a.attempt',
+        'a.http_code',
+        'a.error',
+        'a.latency_ms',
+        'a.attempted_at',
+        'a.next_attempt_at',
+      ])
+      .where('w.account_id', '=', accountId)
+      .where('a.webhook_id', '=', webhookId)
+      .orderBy('a.id', 'desc')
+      .offset(start)
+      .limit(length)
+      .execute();
+  },
+
+  async countAttempts(db: Executor, accountId: number, webhookId: number): Promise<number> {
+    const row = await db
+      .selectFrom('webhook_attempts as a')
+      .innerJoin('webhooks as w', 'w.id', 'a.webhook_id')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('w.account_id', '=', accountId)
+      .where('a.webhook_id', '=', webhookId)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  },
+
+  /** Removes a webhook's deliveries and attempt log (with the webhook itself, by the caller). */
+  async deleteForWebhook(db: Executor, webhookId: number): Promise<void> {
+    await db.deleteFrom('webhook_attempts').where('webhook_id', '=', webhookId).execute();
+    await db.deleteFrom('webhook_deliveries').where('webhook_id', '=', webhookId).execute();
+  },
+};

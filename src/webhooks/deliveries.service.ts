@@ -1,0 +1,229 @@
+// Delivery rules: which webhooks an event goes to, when a failed delivery is tried again, when a webhook
+// that keeps failing is paused. Each step is one transaction, so a crash between two loses nothing: an
+// event is either fanned out with its deliveries or not at all, and an attempt's outcome is recorded with
+// its log row and its webhook's last answer.
+import type { Clock } from '../shared/clock.ts';
+import type { Db, DialectName } from '../store/db.ts';
+import { deliveriesRepo, type NewAttempt } from './deliveries.repo.ts';
+import type { SendOutcome } from './http-sender.ts';
+import { retryAfterMs, retryDelayMs } from './retry-schedule.ts';
+
+export interface ClaimedDelivery {
+  id: number;
+  webhookId: number;
+  eventId: number | null;
+  eventType: string;
+  /** This attempt's number, from 1. */
+  attempt: number;
+  url: string;
+  secret: string;
+  signature: string | null;
+  body: string;
+}
+
+export type AttemptResult =
+  | { kind: 'attempted'; delivery: ClaimedDelivery; attemptedAt: number; outcome: SendOutcome }
+  /** Not attempted after all (the dispatcher stopped): back to pending, no attempt counted. */
+  | { kind: 'released'; delivery: ClaimedDelivery };
+
+export interface DeliveriesOptions {
+  /** How long a claimed delivery stays leased: past it, another dispatcher may take it. */
+  leaseMs: number;
+  /** A webhook with no success for this long is paused. */
+  pauseAfterMs: number;
+  /** The furthest a receiver's Retry-After may push its next attempt. */
+  retryAfterMaxMs: number;
+}
+
+export type DeliveriesService = ReturnType<typeof createDeliveriesService>;
+
+export const isSuccess = (code: number | null) => code !== null && code >= 200 && code <= 299;
+
+export function createDeliveriesService(deps: {
+  db: Db;
+  dialect: DialectName;
+  clock: Clock;
+  options: DeliveriesOptions;
+}) {
+  const { db, dialect, clock, options } = deps;
+
+  return {
+    /**
+     * Turns up to `limit` events into one pending delivery per live webhook of their account and type, and
+     * marks them fanned out, in one transaction. Returns how many events it took.
+     */
+    async fanOut(limit: number): Promise<number> {
+      const now = clock.now();
+      return db.transaction().execute(async (tx) => {
+        const events = await deliveriesRepo.eventsToFanOut(tx, dialect, limit);
+        if (events.length === 0) return 0;
+        const ids = events.map((e) => e.id);
+        await deliveriesRepo.insertFanOut(tx, ids, now);
+        await deliveriesRepo.markFannedOut(tx, ids);
+        return events.length;
+      });
+    },
+
+    /**
+     * Leases up to `limit` due deliveries, at most `room(webhookId)` of each webhook and none of the webhooks
+     * in `skip`, with what sending them needs. A delivery whose webhook was paused meanwhile is held instead.
+     */
+    async claim(
+      limit: number,
+      room: (webhookId: number) => number,
+      skip: number[],
+    ): Promise<ClaimedDelivery[]> {
+      const now = clock.now();
+      return db.transaction().execute(async (tx) => {
+        // Read more than `limit` so that one webhook's backlog at the head of the queue leaves room for others.
+        const due = await deliveriesRepo.dueDeliveries(tx, dialect, now, limit * 2, skip);
+        const taken = new Map<number, number>();
+        const picked: number[] = [];
+        for (const row of due) {
+          if (picked.length >= limit) break;
+          const count = taken.get(row.webhook_id) ?? 0;
+          if (count >= room(row.webhook_id)) continue;
+          taken.set(row.webhook_id, count + 1);
+          picked.push(row.id);
+        }
+        if (picked.length === 0) return [];
+        const leased = await deliveriesRepo.lease(tx, picked, now + options.leaseMs, now);
+        if (leased.length === 0) return [];
+        const webhooks = new Map(
+          (await deliveriesRepo.webhooksForSending(tx, [...new Set(leased.map((d) => d.webhook_id))])).map(
+            (w) => [w.id, w],
+          ),
+        );
+        const eventIds = leased.flatMap((d) => (d.event_id === null ? [] : [d.event_id]));
+        const payloads = new Map(
+          eventIds.length === 0
+            ? []
+            : (await deliveriesRepo.eventPayloads(tx, eventIds)).map((e) => [e.id, e.payload]),
+        );
+        const claimed: ClaimedDelivery[] = [];
+        const notLive: number[] = [];
+        for (const d of leased) {
+          const webhook = webhooks.get(d.webhook_id);
+          if (webhook?.status !== 'live') {
+            notLive.push(d.id);
+            continue;
+          }
+          claimed.push({
+            id: d.id,
+            webhookId: d.webhook_id,
+            eventId: d.event_id,
+            eventType: d.event_type,
+            attempt: d.attempts + 1,
+            url: webhook.url,
+            secret: webhook.secret,
+            signature: webhook.signature,
+            body: d.payload ?? (d.event_id === null ? undefined : payloads.get(d.event_id)) ?? '{}',
+          });
+        }
+        if (notLive.length > 0) await deliveriesRepo.unlease(tx, notLive, 'held', now);
+        return claimed;
+      });
+    },
+
+    /**
+     * Records a batch of outcomes: delivered, or the next attempt per the schedule and Retry-After, or failed
+     * once the schedule is spent; the attempt log; each webhook's last answer; and pauses the webhooks with
+     * no success for `pauseAfterMs`, holding their pending deliveries. Returns the ids of webhooks paused.
+     */
+    async record(results: AttemptResult[]): Promise<number[]> {
+      const now = clock.now();
+      return db.transaction().execute(async (tx) => {
+        const released = results.filter((r) => r.kind === 'released').map((r) => r.delivery.id);
+        if (released.length > 0) await deliveriesRepo.unlease(tx, released, 'pending', now);
+        const attempted = results.filter((r) => r.kind === 'attempted');
+        if (attempted.length === 0) return [];
+
+        // Per webhook, in the batch's order: its last answer, and whether it ended the batch failing.
+        const last = new Map<number, { code: number | null; ok: boolean; anyOk: boolean }>();
+        for (const r of attempted) {
+          const ok = isSuccess(r.outcome.httpCode);
+          const prev = last.get(r.delivery.webhookId);
+          last.set(r.delivery.webhookId, {
+            code: r.outcome.httpCode,
+            ok,
+            anyOk: ok || (prev?.anyOk ?? false),
+          });
+        }
+        const failing = [...last].filter(([, s]) => !s.ok).map(([id]) => id);
+        const current = new Map(
+          failing.length === 0
+            ? []
+            : (await deliveriesRepo.webhookStatuses(tx, failing)).map((w) => [w.id, w]),
+        );
+        // Decide the pauses first, so the attempts that cause them are recorded as held, not rescheduled.
+        const cutoff = now - options.pauseAfterMs;
+        const pausing = new Set<number>();
+        const paused = new Set<number>();
+        for (const id of failing) {
+          const w = current.get(id);
+          if (!w) continue;
+          if (w.status !== 'live') paused.add(id);
+          const failingSince = last.get(id)?.anyOk ? now : (w.failing_since ?? now);
+          if (w.status === 'live' && failingSince <= cutoff) pausing.add(id);
+        }
+
+        const successes = attempted.filter((r) => isSuccess(r.outcome.httpCode));
+        const delivered = new Set(
+          await deliveriesRepo.markDelivered(
+            tx,
+            successes.map((r) => r.delivery.id),
+            now,
+          ),
+        );
+        const log: NewAttempt[] = [];
+        const entry = (r: (typeof attempted)[number], next: number | null): NewAttempt => ({
+          webhook_id: r.delivery.webhookId,
+          delivery_id: r.delivery.id,
+          event_id: r.delivery.eventId,
+          event_type: r.delivery.eventType,
+          attempt: r.delivery.attempt,
+          http_code: r.outcome.httpCode,
+          error: r.outcome.error,
+          latency_ms: r.outcome.latencyMs,
+          attempted_at: r.attemptedAt,
+          next_attempt_at: next,
+        });
+        for (const r of attempted) {
+          if (isSuccess(r.outcome.httpCode)) {
+            if (delivered.has(r.delivery.id)) log.push(entry(r, null));
+            continue;
+          }
+          const hold = paused.has(r.delivery.webhookId) || pausing.has(r.delivery.webhookId);
+          const scheduled = retryDelayMs(r.delivery.attempt);
+          let state: 'pending' | 'failed' | 'held' = 'failed';
+          let next = now;
+          if (scheduled !== undefined) {
+            const asked = retryAfterMs(r.outcome.retryAfter, now, options.retryAfterMaxMs) ?? 0;
+            next = now + Math.max(scheduled, asked);
+            state = hold ? 'held' : 'pending';
+          }
+          if (await deliveriesRepo.markFailed(tx, r.delivery.id, state, next, now)) {
+            log.push(entry(r, state === 'pending' ? next : null));
+          }
+        }
+        if (log.length > 0) await deliveriesRepo.insertAttempts(tx, log);
+
+        // In id order, so that two dispatchers recording at once on PostgreSQL lock webhooks in one order.
+        for (const [id, s] of [...last].sort((a, b) => a[0] - b[0])) {
+          const failingSince = s.ok ? null : s.anyOk ? now : 'keep-or-now';
+          // No answer at all (refused, timed out, unreachable) is recorded as 0.
+          await deliveriesRepo.setOutcome(tx, id, s.code ?? 0, failingSince, now);
+        }
+        if (pausing.size === 0) return [];
+        const nowPaused = await deliveriesRepo.pauseFailing(tx, [...pausing], cutoff, now);
+        if (nowPaused.length > 0) await deliveriesRepo.holdPending(tx, nowPaused, now);
+        return nowPaused;
+      });
+    },
+
+    /** Deliveries leased by a dispatcher that stopped mid-send become pending again. */
+    releaseExpiredLeases(): Promise<number> {
+      return deliveriesRepo.releaseExpiredLeases(db, clock.now());
+    },
+  };
+}

@@ -1,0 +1,231 @@
+// The webhook dispatcher: fans new events out to deliveries, leases due deliveries, POSTs them signed, and
+// records every attempt. Sending is parallel with two bounds: at most `perWebhookInFlight` requests to one
+// webhook at a time, and at most `maxClaimed` deliveries held by this process (leased, being sent, or
+// waiting for their outcome to be written). One webhook may hold at most `perWebhookAhead` of them, so a
+// slow receiver fills its own slots and never the others'.
+import { GroupCommit } from '../links/group-commit.ts';
+import type { Clock } from '../shared/clock.ts';
+import type { AttemptResult, ClaimedDelivery, DeliveriesService } from './deliveries.service.ts';
+import type { HttpSender, WebhookRequest } from './http-sender.ts';
+import { standardSignature } from './signing.ts';
+
+export interface DispatcherOptions {
+  pollMs: number;
+  /** Events fanned out per transaction. */
+  fanOutBatch: number;
+  /** Deliveries this process holds at once, over all webhooks. */
+  maxClaimed: number;
+  /** Requests in flight to one webhook. */
+  perWebhookInFlight: number;
+  /** Deliveries of one webhook this process holds at once (queued behind its in-flight requests). */
+  perWebhookAhead: number;
+  /** How often to give back deliveries whose dispatcher died mid-send. */
+  sweepMs: number;
+  /** On stop, how long requests in flight may finish before they are cut and given back. */
+  stopGraceMs: number;
+}
+
+interface Log {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+interface WebhookSlot {
+  /** Deliveries of this webhook held by this process. */
+  held: number;
+  inFlight: number;
+  queue: ClaimedDelivery[];
+}
+
+export type Dispatcher = ReturnType<typeof createDispatcher>;
+
+/** The request of one attempt: the event's JSON, the SMSFactor signature, and Standard Webhooks headers. */
+export function webhookRequest(delivery: ClaimedDelivery, attemptedAt: number): WebhookRequest {
+  // Stable across retries, so a receiver can drop a delivery it already processed.
+  const msgId = `msg_${delivery.id}`;
+  const timestamp = Math.floor(attemptedAt / 1000);
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'user-agent': 'Pigeon-Webhooks/1',
+    'webhook-id': msgId,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': standardSignature(delivery.secret, msgId, timestamp, delivery.body),
+  };
+  if (delivery.signature !== null) headers['X-SMSFactor-Signature'] = delivery.signature;
+  return { url: delivery.url, body: delivery.body, headers };
+}
+
+export function createDispatcher(deps: {
+  deliveries: DeliveriesService;
+  sender: HttpSender;
+  clock: Clock;
+  log: Log;
+  options: DispatcherOptions;
+}) {
+  const { deliveries, sender, clock, log, options } = deps;
+  let running = false;
+  let loop: Promise<void> | undefined;
+  let wakeUp: (() => void) | undefined;
+  let wakeRequested = false;
+  let lastSweep = 0;
+  let held = 0;
+  const slots = new Map<number, WebhookSlot>();
+  const stopping = new AbortController();
+  let drained: (() => void) | undefined;
+
+  const results = new GroupCommit<AttemptResult>(
+    async (items) => {
+      const paused = await deliveries.record(items);
+      for (const webhookId of paused) {
+        log.warn({ webhookId }, 'webhook paused: no successful delivery for too long');
+      }
+    },
+    (error, items) =>
+      log.error(
+        { err: error, count: items.length },
+        'could not record webhook attempts; their leases will expire and they will be sent again',
+      ),
+    1000,
+  );
+
+  function slot(webhookId: number): WebhookSlot {
+    let s = slots.get(webhookId);
+    if (!s) {
+      s = { held: 0, inFlight: 0, queue: [] };
+      slots.set(webhookId, s);
+    }
+    return s;
+  }
+
+  const room = (webhookId: number) => options.perWebhookAhead - (slots.get(webhookId)?.held ?? 0);
+
+  function wake(): void {
+    if (wakeUp) wakeUp();
+    else wakeRequested = true;
+  }
+
+  function idle(ms: number): Promise<void> {
+    if (wakeRequested) {
+      wakeRequested = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wakeUp = undefined;
+        resolve();
+      }
+      wakeUp = done;
+    });
+  }
+
+  function enqueue(delivery: ClaimedDelivery): void {
+    const s = slot(delivery.webhookId);
+    s.held++;
+    held++;
+    s.queue.push(delivery);
+    pump(delivery.webhookId, s);
+  }
+
+  function pump(webhookId: number, s: WebhookSlot): void {
+    while (s.inFlight < options.perWebhookInFlight && s.queue.length > 0) {
+      const delivery = s.queue.shift()!;
+      s.inFlight++;
+      void deliver(webhookId, s, delivery);
+    }
+  }
+
+  async function attempt(delivery: ClaimedDelivery): Promise<AttemptResult> {
+    if (stopping.signal.aborted) return { kind: 'released', delivery };
+    const attemptedAt = clock.now();
+    const outcome = await sender.send(webhookRequest(delivery, attemptedAt), stopping.signal);
+    if (outcome.httpCode === null && stopping.signal.aborted) return { kind: 'released', delivery };
+    return { kind: 'attempted', delivery, attemptedAt, outcome };
+  }
+
+  async function deliver(webhookId: number, s: WebhookSlot, delivery: ClaimedDelivery): Promise<void> {
+    let result: AttemptResult;
+    try {
+      result = await attempt(delivery);
+    } catch (error) {
+      // The sender reports failures as outcomes; anything thrown is a bug, and the lease will retry it.
+      log.error({ err: error, deliveryId: delivery.id }, 'webhook attempt failed unexpectedly');
+      result = { kind: 'released', delivery };
+    }
+    s.inFlight--;
+    // The next request to this webhook starts now; this outcome is written with others of the same turn.
+    pump(webhookId, s);
+    await results.add(result);
+    s.held--;
+    held--;
+    if (s.held === 0) slots.delete(webhookId);
+    if (held === 0) drained?.();
+    wake();
+  }
+
+  async function run(): Promise<void> {
+    while (running) {
+      try {
+        if (Date.now() - lastSweep >= options.sweepMs) {
+          lastSweep = Date.now();
+          const released = await deliveries.releaseExpiredLeases();
+          if (released > 0) log.warn({ released }, 'gave back webhook deliveries whose dispatcher stopped');
+        }
+        const fanned = await deliveries.fanOut(options.fanOutBatch);
+        const free = options.maxClaimed - held;
+        let claimed = 0;
+        if (free > 0) {
+          const full = [...slots].filter(([id]) => room(id) <= 0).map(([id]) => id);
+          const batch = await deliveries.claim(free, room, full);
+          for (const delivery of batch) enqueue(delivery);
+          claimed = batch.length;
+        }
+        // Look again at once while there is more to take; else wait for a slot, new work, or the poll.
+        if (fanned < options.fanOutBatch && claimed < free) await idle(options.pollMs);
+        else if (free <= 0) await idle(options.pollMs);
+      } catch (error) {
+        log.error({ err: error }, 'webhook dispatch loop failed; retrying');
+        await idle(options.pollMs);
+      }
+    }
+  }
+
+  return {
+    start(): void {
+      if (running) return;
+      running = true;
+      loop = run();
+    },
+
+    /** Looks for new events and due deliveries now instead of at the next poll. */
+    wake,
+
+    /** Deliveries this process holds (leased, in flight, or waiting for their outcome to be written). */
+    get held(): number {
+      return held;
+    },
+
+    /**
+     * Stops taking work, lets requests in flight finish for `stopGraceMs`, then cuts the rest and gives
+     * them back (no attempt counted), and writes every outcome before resolving.
+     */
+    async stop(): Promise<void> {
+      running = false;
+      wake();
+      await loop;
+      if (held > 0) {
+        const allDone = new Promise<void>((resolve) => {
+          drained = resolve;
+        });
+        const grace = new Promise<void>((resolve) => setTimeout(resolve, options.stopGraceMs).unref());
+        await Promise.race([allDone, grace]);
+        stopping.abort();
+        if (held > 0) await allDone;
+      }
+      await results.drain();
+      await sender.close();
+    },
+  };
+}
