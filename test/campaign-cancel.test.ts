@@ -40,7 +40,7 @@ async function stateOf(h: Harness, ticket: string) {
 const ledgerOf = (h: Harness, accountId: number) =>
   h.deps.store.db
     .selectFrom('credit_ledger')
-    .select(['delta', 'balance_after', 'campaign_id'])
+    .select(['delta', 'balance_after', 'campaign_id', 'reason'])
     .where('account_id', '=', accountId)
     .orderBy('id')
     .execute();
@@ -61,8 +61,8 @@ describeEachDialect('campaign cancel', (h) => {
       states: ['cancelled', 'cancelled', 'cancelled'],
     });
     expect((await ledgerOf(h(), a.id)).slice(-2)).toEqual([
-      { delta: -3, balance_after: 97, campaign_id: Number(sent.ticket) },
-      { delta: 3, balance_after: 100, campaign_id: Number(sent.ticket) },
+      { delta: -3, balance_after: 97, campaign_id: Number(sent.ticket), reason: 'campaign' },
+      { delta: 3, balance_after: 100, campaign_id: Number(sent.ticket), reason: 'refund' },
     ]);
     const read = await call(h().app, 'GET', `/campaign/${sent.ticket}`, { token: a.token });
     expect(read.body.campaign[0]).toMatchObject({ status: 'cancelled', pending: 0, cost: 3 });
@@ -154,6 +154,7 @@ describeEachDialect('campaign cancel', (h) => {
       delta: 4,
       balance_after: 40,
       campaign_id: Number(sent.ticket),
+      reason: 'refund',
     });
     expect(await ledgerOf(h(), child.id)).toEqual([]);
   });

@@ -251,6 +251,27 @@ export function createAccountsService(deps: { db: Db; clock: Clock }) {
       return { billedAccountId, credits: balance };
     },
 
+    /** Gives back a campaign's cost to the account that paid it, inside the caller's transaction. */
+    async refund(tx: Executor, billedAccountId: number, amount: number, campaignId: number): Promise<number> {
+      const balance = await accountsRepo.addCredits(tx, billedAccountId, amount);
+      if (balance === undefined)
+        throw new ApiError(Status.unknown, `account ${billedAccountId} cannot be refunded`);
+      if (amount !== 0) {
+        await accountsRepo.recordLedger(
+          tx,
+          {
+            account_id: billedAccountId,
+            delta: amount,
+            balance_after: balance,
+            reason: 'refund',
+            campaign_id: campaignId,
+          },
+          clock.now(),
+        );
+      }
+      return balance;
+    },
+
     async getNotification(auth: AuthContext): Promise<NotificationFields> {
       return (
         (await notificationRepo.find(db, auth.accountId)) ?? {

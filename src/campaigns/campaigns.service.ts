@@ -92,7 +92,7 @@ export function createCampaignsService(deps: {
     | 'MARKETING_DAYS'
     | 'MARKETING_HOLIDAYS'
   >;
-  accounts: Pick<AccountsService, 'debit' | 'credits'>;
+  accounts: Pick<AccountsService, 'debit' | 'credits' | 'refund'>;
   links: Pick<LinksService, 'allocate' | 'store'>;
 }) {
   const { db, clock, config, accounts, links } = deps;
@@ -306,14 +306,8 @@ export function createCampaignsService(deps: {
         }
         const cost = Number(campaign.cost);
         const billed = Number(campaign.billed_account_id);
-        // A negative debit is the refund: the same ledger, to the account that paid, in this transaction.
-        const refund = await accounts.debit(tx, billed, -cost, id);
-        if (refund.billedAccountId !== billed) {
-          throw new Error(
-            `campaign ${id}: refund would go to account ${refund.billedAccountId}, not ${billed}`,
-          );
-        }
-        return { credits: refund.credits };
+        // The refund goes to the account that paid (the parent, for an unlimited sub-account).
+        return { credits: await accounts.refund(tx, billed, cost, id) };
       });
     },
 
