@@ -17,6 +17,12 @@ export interface WorkerOptions {
   retryMaxMs: number;
   /** How often to release expired leases and match receipts that overtook their submit's record. */
   sweepMs: number;
+  /**
+   * The next instant marketing may be sent at (the instant itself when the window is open). A marketing
+   * message taken outside the window (a retry, or a backlog past closing time) waits for it. Without it
+   * marketing is sent at any time (the server always passes the configured window).
+   */
+  nextMarketingOpening?: (instantMs: number) => number;
 }
 
 interface Log {
@@ -72,8 +78,24 @@ export function createDeliveryWorker(deps: {
     return clock.now() + Math.min(options.retryBaseMs * 2 ** Math.max(0, attempts - 1), options.retryMaxMs);
   }
 
-  async function sendOne(message: ClaimedMessage, sender: string | null, ref: number): Promise<SubmitResult> {
-    if (message.due_at + options.validityMs <= clock.now()) return { kind: 'expired', message };
+  async function sendOne(
+    message: ClaimedMessage,
+    sender: string | null,
+    pushtype: string,
+    ref: number,
+  ): Promise<SubmitResult> {
+    const now = clock.now();
+    if (message.due_at + options.validityMs <= now) return { kind: 'expired', message };
+    if (pushtype === 'marketing') {
+      const opening = options.nextMarketingOpening?.(now) ?? now;
+      if (opening > now)
+        return {
+          kind: 'retry',
+          message,
+          retryAt: opening,
+          error: 'waiting for the marketing sending window',
+        };
+    }
     const parts = buildParts({
       recipient: message.recipient,
       sender,
@@ -95,14 +117,20 @@ export function createDeliveryWorker(deps: {
   }
 
   async function runBatch(batch: ClaimedMessage[]): Promise<void> {
-    const senders = await delivery.senders([...new Set(batch.map((m) => m.campaign_id))]);
+    const campaigns = await delivery.campaigns([...new Set(batch.map((m) => m.campaign_id))]);
     await Promise.all(
       batch.map(async (message) => {
         // A message holds its permit from submit until its outcome is committed: a crash can then
         // send again at most `capacity` messages, those submitted but not yet recorded.
         await unrecorded.acquire();
         try {
-          const result = await sendOne(message, senders.get(message.campaign_id) ?? null, message.id & 0xff);
+          const campaign = campaigns.get(message.campaign_id);
+          const result = await sendOne(
+            message,
+            campaign?.sender ?? null,
+            campaign?.pushtype ?? 'alert',
+            message.id & 0xff,
+          );
           await results.add(result);
         } finally {
           unrecorded.release();

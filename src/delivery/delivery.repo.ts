@@ -83,8 +83,12 @@ export const deliveryRepo = {
     return Number(result.numUpdatedRows);
   },
 
-  campaignSenders(db: Executor, campaignIds: number[]) {
-    return db.selectFrom('campaigns').select(['id', 'sender']).where('id', 'in', campaignIds).execute();
+  campaignsOf(db: Executor, campaignIds: number[]) {
+    return db
+      .selectFrom('campaigns')
+      .select(['id', 'sender', 'pushtype'])
+      .where('id', 'in', campaignIds)
+      .execute();
   },
 
   /** Inserts the parts the SMSC accepted. */

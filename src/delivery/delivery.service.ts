@@ -175,9 +175,12 @@ export function createDeliveryService(deps: {
       return deliveryRepo.releaseExpiredLeases(db, clock.now());
     },
 
-    async senders(campaignIds: number[]): Promise<Map<number, string | null>> {
-      const rows = await deliveryRepo.campaignSenders(db, campaignIds);
-      return new Map(rows.map((r) => [r.id, r.sender]));
+    /** Sender and pushtype of each campaign: what the worker needs besides the message itself. */
+    async campaigns(
+      campaignIds: number[],
+    ): Promise<Map<number, { sender: string | null; pushtype: string }>> {
+      const rows = await deliveryRepo.campaignsOf(db, campaignIds);
+      return new Map(rows.map((r) => [r.id, { sender: r.sender, pushtype: r.pushtype }]));
     },
 
     /** Records what happened to a batch of leased messages, with their events, in one transaction. */

@@ -4,6 +4,7 @@ import { afterEach, expect, it } from 'vitest';
 import { call, describeEachDialect, type TestAccount } from '../../test/helpers/harness.ts';
 import { TestSmsc } from '../../test/helpers/smsc.ts';
 import { waitFor } from '../../test/helpers/wait.ts';
+import { nextOpening, parseSendingWindow } from '../campaigns/sending-window.ts';
 import { createDeliveryWorker, type DeliveryWorker } from './delivery-worker.ts';
 import { SimulatorTransport } from './simulator/simulator-transport.ts';
 import { type SmppOptions, SmppTransport } from './smpp/smpp-transport.ts';
@@ -38,12 +39,26 @@ describeEachDialect('delivery', (h) => {
   });
 
   async function startWorker(transport: Transport, smsc?: TestSmsc, validityMs = 48 * 3_600_000) {
+    const window = parseSendingWindow({
+      hours: '08:00-20:00',
+      days: '1-6',
+      holidays: 'FR',
+      zone: 'Europe/Paris',
+    });
     const worker = createDeliveryWorker({
       delivery: h().deps.services.delivery,
       transport,
       clock: h().clock,
       log: quiet,
-      options: { batchSize: 50, pollMs: 10, validityMs, retryBaseMs: 0, retryMaxMs: 0, sweepMs: 20 },
+      options: {
+        batchSize: 50,
+        pollMs: 10,
+        validityMs,
+        retryBaseMs: 0,
+        retryMaxMs: 0,
+        sweepMs: 20,
+        nextMarketingOpening: (instant) => nextOpening(window, instant),
+      },
     });
     await worker.start();
     running.push({ worker, smsc });
@@ -219,6 +234,38 @@ describeEachDialect('delivery', (h) => {
     const [row] = await waitFor(allFinal(ticket), 'final state');
     expect(row).toMatchObject({ state: 'expired', dlr_status: 12 });
     expect((await eventsOf(a.id, 'DLR'))[0]).toMatchObject({ status: 12, message_id: 'late' });
+  });
+
+  it('a marketing message taken after the window closed waits for the next opening instead of going out', async () => {
+    const a = await h().account();
+    h().clock.set(Date.UTC(2027, 1, 8, 9)); // Monday 10:00 in Paris
+    const r = await call(h().app, 'POST', '/send', {
+      token: a.token,
+      json: {
+        sms: {
+          message: { text: 'Soldes', pushtype: 'marketing' },
+          recipients: { gsm: [{ value: '33612345670' }] },
+        },
+      },
+    });
+    const ticket = Number(r.body.ticket);
+    h().clock.set(Date.UTC(2027, 1, 8, 20, 30)); // the same Monday, 21:30 in Paris: the backlog is late
+    const simulator = new SimulatorTransport({
+      dlrDelayMs: 0,
+      outcomes: [{ stat: 'DELIVRD', err: '000', weight: 1 }],
+    });
+    await startWorker(simulator);
+    const row = await waitFor(
+      () =>
+        h()
+          .deps.store.db.selectFrom('messages')
+          .select(['state', 'due_at', 'error', 'smsc_id'])
+          .where('campaign_id', '=', ticket)
+          .where('error', '=', 'waiting for the marketing sending window')
+          .executeTakeFirst(),
+      'the message deferred',
+    );
+    expect(row).toMatchObject({ state: 'queued', due_at: Date.UTC(2027, 1, 9, 7), smsc_id: null });
   });
 
   it('a reply becomes an MO event for the account that last wrote to the number; STOP blacklists it', async () => {

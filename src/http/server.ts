@@ -1,4 +1,5 @@
 // Starts what this process serves: the API and the link server, per ROLE.
+import { nextOpening, parseSendingWindow } from '../campaigns/sending-window.ts';
 import { createDeliveryWorker } from '../delivery/delivery-worker.ts';
 import { createTransport } from '../delivery/transports.ts';
 import { type Deps, webhookAhead } from '../deps.ts';
@@ -40,6 +41,12 @@ export async function startServers(deps: Deps): Promise<Running> {
     stops.push(() => closeLinkServer(linkServer, deps.services.links));
   }
   if (config.ROLE !== 'api') {
+    const marketingWindow = parseSendingWindow({
+      hours: config.MARKETING_HOURS,
+      days: config.MARKETING_DAYS,
+      holidays: config.MARKETING_HOLIDAYS,
+      zone: config.TIMEZONE,
+    });
     const worker = createDeliveryWorker({
       delivery: deps.services.delivery,
       transport: createTransport(config, logger),
@@ -52,6 +59,7 @@ export async function startServers(deps: Deps): Promise<Running> {
         retryBaseMs: 5_000,
         retryMaxMs: 600_000,
         sweepMs: 1000,
+        nextMarketingOpening: (instant) => nextOpening(marketingWindow, instant),
       },
     });
     await worker.start();
