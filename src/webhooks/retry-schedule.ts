@@ -42,7 +42,8 @@ export function retryAfterMs(
   let ms: number;
   if (/^\d+$/.test(raw)) ms = Number(raw) * 1000;
   else {
-    const at = Date.parse(raw);
+    // An HTTP date names its weekday and month; Date.parse alone would also take "-5" or "1.5" as dates.
+    const at = /[A-Za-z]{3}/.test(raw) ? Date.parse(raw) : Number.NaN;
     if (Number.isNaN(at)) return undefined;
     ms = at - now;
   }
