@@ -1,10 +1,10 @@
 // SQL for campaigns, their messages, and the account's blacklist and NPAI filters. No rules here.
 import { type SelectQueryBuilder, sql } from 'kysely';
 import { DlrStatus } from '../delivery/receipt.ts';
+import { insertRows } from '../store/bulk-insert.ts';
 import type { Executor } from '../store/db.ts';
 import { runPrepared, slot } from '../store/prepared.ts';
 import type { CampaignsTable, Database } from '../store/schema.ts';
-import { insertRows } from './bulk-insert.ts';
 
 export type NewCampaign = Omit<CampaignsTable, 'id'>;
 

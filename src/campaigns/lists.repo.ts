@@ -1,6 +1,7 @@
 // SQL for contact lists and the blacklist and NPAI number lists. Every query is scoped by account.
+
+import { insertRows } from '../store/bulk-insert.ts';
 import type { Executor } from '../store/db.ts';
-import { insertRows } from './bulk-insert.ts';
 
 export const contactColumns = [
   'list_id',

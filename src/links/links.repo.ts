@@ -1,3 +1,4 @@
+import { insertRows } from '../store/bulk-insert.ts';
 import type { Db, Executor } from '../store/db.ts';
 import { bindShape, compileShape, type QueryShape } from './query-shape.ts';
 
@@ -31,12 +32,21 @@ export interface NewClick {
 /** Rows per INSERT: 6 columns each, far below SQLite's 32,766 bound parameters. */
 const insertBatch = 1000;
 
+const linkColumns = [
+  'code',
+  'campaign_id',
+  'message_seq',
+  'account_id',
+  'long_url',
+  'clicks',
+  'created_at',
+] as const;
+
 export const linksRepo = {
+  /** A campaign's links, 100,000 at a time for a large send: statements compiled once per batch size. */
   async insertMany(db: Executor, links: NewLink[], now: number): Promise<void> {
-    for (let i = 0; i < links.length; i += insertBatch) {
-      const batch = links.slice(i, i + insertBatch).map((link) => ({ ...link, clicks: 0, created_at: now }));
-      await db.insertInto('links').values(batch).execute();
-    }
+    const rows = links.map((l) => [l.code, l.campaign_id, l.message_seq, l.account_id, l.long_url, 0, now]);
+    await insertRows(db, 'links', linkColumns, rows, insertBatch);
   },
 
   /** The link behind a short code. Codes are unique and global: the redirect is not scoped by account. */

@@ -3,8 +3,8 @@
 // of an N-row insert only depends on the dialect, the table, the columns and N, so it is compiled by Kysely
 // once and reused with fresh parameters. The SQL stays Kysely's, and so stays dialect-neutral.
 import { CompiledQuery } from 'kysely';
-import type { Executor } from '../store/db.ts';
-import type { Database } from '../store/schema.ts';
+import type { Executor } from './db.ts';
+import type { Database } from './schema.ts';
 
 /** Compiled statements per dialect adapter (SQLite and PostgreSQL may live in one process, as in tests). */
 const cache = new WeakMap<object, Map<string, string>>();
