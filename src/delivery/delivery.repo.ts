@@ -1,6 +1,8 @@
 // SQL of the delivery worker: claiming due messages by lease, recording submits and receipts, MO fragments
 // and the event outbox. No rules here.
+import { insertRows } from '../store/bulk-insert.ts';
 import type { DialectName, Executor } from '../store/db.ts';
+import { runPrepared, slot } from '../store/prepared.ts';
 
 export interface ClaimedMessage {
   id: number;
@@ -22,6 +24,18 @@ export interface NewEvent {
 }
 
 const batchRows = 500;
+const partColumns = ['message_id', 'part_no', 'smsc_id', 'stat', 'dlr_status', 'updated_at'] as const;
+const eventColumns = ['account_id', 'campaign_id', 'type', 'payload', 'created_at'] as const;
+
+export interface OpenPart {
+  id: number;
+  message_id: number;
+  campaign_id: number;
+  account_id: number;
+  recipient: string;
+  gsmsmsid: string | null;
+  parts: number;
+}
 
 function chunks<T>(items: T[], size = batchRows): T[][] {
   const out: T[][] = [];
@@ -91,18 +105,14 @@ export const deliveryRepo = {
       .execute();
   },
 
-  /** Inserts the parts the SMSC accepted. */
+  /** Inserts the parts the SMSC accepted (a whole batch of messages at once). */
   async insertParts(
     db: Executor,
     parts: { message_id: number; part_no: number; smsc_id: string }[],
     now: number,
-  ) {
-    for (const chunk of chunks(parts)) {
-      await db
-        .insertInto('message_parts')
-        .values(chunk.map((p) => ({ ...p, stat: null, dlr_status: null, updated_at: now })))
-        .execute();
-    }
+  ): Promise<void> {
+    const rows = parts.map((p) => [p.message_id, p.part_no, p.smsc_id, null, null, now]);
+    await insertRows(db, 'message_parts', partColumns, rows, batchRows);
   },
 
   /** Moves leased messages to a new state; only rows still leased are touched. */
@@ -129,27 +139,67 @@ export const deliveryRepo = {
   },
 
   async setSmscId(db: Executor, id: number, smscId: string): Promise<void> {
-    await db.updateTable('messages').set({ smsc_id: smscId }).where('id', '=', id).execute();
+    await runPrepared(
+      db,
+      'delivery.setSmscId',
+      (q) =>
+        q
+          .updateTable('messages')
+          .set({ smsc_id: slot(1) })
+          .where('id', '=', slot(0) as unknown as number),
+      [id, smscId],
+    );
   },
 
-  /** The most recent part still awaiting its receipt under any of the spellings of an SMSC id. */
-  findOpenPart(db: Executor, smscIds: string[]) {
-    return db
-      .selectFrom('message_parts')
-      .select(['id', 'message_id', 'dlr_status'])
-      .where('smsc_id', 'in', smscIds)
-      .where('dlr_status', 'is', null)
-      .orderBy('id', 'desc')
-      .limit(1)
-      .executeTakeFirst();
+  /**
+   * The most recent part still awaiting its receipt under any of the spellings of an SMSC id, with what
+   * the receipt's event needs of its message. Runs once per receipt: compiled once per number of spellings.
+   */
+  async findOpenPart(db: Executor, smscIds: string[]): Promise<OpenPart | undefined> {
+    const [row] = await runPrepared<OpenPart>(
+      db,
+      `delivery.findOpenPart.${smscIds.length}`,
+      (q) =>
+        q
+          .selectFrom('message_parts as p')
+          .innerJoin('messages as m', 'm.id', 'p.message_id')
+          .select([
+            'p.id',
+            'p.message_id',
+            'm.campaign_id',
+            'm.account_id',
+            'm.recipient',
+            'm.gsmsmsid',
+            'm.parts',
+          ])
+          .where(
+            'p.smsc_id',
+            'in',
+            smscIds.map((_, i) => slot(i)),
+          )
+          .where('p.dlr_status', 'is', null)
+          .orderBy('p.id', 'desc')
+          .limit(slot(smscIds.length) as unknown as number),
+      [...smscIds, 1],
+    );
+    return row;
   },
 
   async updatePart(db: Executor, id: number, stat: string, dlrStatus: number, now: number): Promise<void> {
-    await db
-      .updateTable('message_parts')
-      .set({ stat, dlr_status: dlrStatus, updated_at: now })
-      .where('id', '=', id)
-      .execute();
+    await runPrepared(
+      db,
+      'delivery.updatePart',
+      (q) =>
+        q
+          .updateTable('message_parts')
+          .set({
+            stat: slot(1),
+            dlr_status: slot(2) as unknown as number,
+            updated_at: slot(3) as unknown as number,
+          })
+          .where('id', '=', slot(0) as unknown as number),
+      [id, stat, dlrStatus, now],
+    );
   },
 
   partsOf(db: Executor, messageId: number) {
@@ -161,23 +211,25 @@ export const deliveryRepo = {
       .execute();
   },
 
-  message(db: Executor, id: number) {
-    return db
-      .selectFrom('messages')
-      .select(['id', 'campaign_id', 'account_id', 'recipient', 'gsmsmsid', 'state', 'parts'])
-      .where('id', '=', id)
-      .executeTakeFirst();
-  },
-
   /** Records a final state once: a message already final is left as it is. Returns whether it changed. */
   async finalize(db: Executor, id: number, state: string, dlrStatus: number, now: number): Promise<boolean> {
-    const result = await db
-      .updateTable('messages')
-      .set({ state, dlr_status: dlrStatus, updated_at: now })
-      .where('id', '=', id)
-      .where('state', 'in', ['submitted', 'sending'])
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
+    const rows = await runPrepared<{ id: number }>(
+      db,
+      'delivery.finalize',
+      (q) =>
+        q
+          .updateTable('messages')
+          .set({
+            state: slot(1),
+            dlr_status: slot(2) as unknown as number,
+            updated_at: slot(3) as unknown as number,
+          })
+          .where('id', '=', slot(0) as unknown as number)
+          .where('state', 'in', [slot(4), slot(5)])
+          .returning('id'),
+      [id, state, dlrStatus, now, 'submitted', 'sending'],
+    );
+    return rows.length > 0;
   },
 
   async insertOrphan(
@@ -238,12 +290,8 @@ export const deliveryRepo = {
   },
 
   async insertEvents(db: Executor, events: NewEvent[], now: number): Promise<void> {
-    for (const chunk of chunks(events)) {
-      await db
-        .insertInto('events')
-        .values(chunk.map((e) => ({ ...e, created_at: now })))
-        .execute();
-    }
+    const rows = events.map((e) => [e.account_id, e.campaign_id, e.type, e.payload, now]);
+    await insertRows(db, 'events', eventColumns, rows, batchRows);
   },
 
   /** The account and message that last wrote to a number: replies are theirs. */

@@ -109,12 +109,15 @@ export function createDeliveryService(deps: {
     if (!isFinalStat(receipt.stat)) return [];
     const status = dlrStatusOf(receipt, npaiErrors);
     await deliveryRepo.updatePart(tx, part.id, receipt.stat, status, now);
-    const parts = await deliveryRepo.partsOf(tx, part.message_id);
-    const message = await deliveryRepo.message(tx, part.message_id);
-    if (!message || parts.length < message.parts || parts.some((p) => p.dlr_status === null)) return [];
-    // A long message is delivered when every part is; otherwise it takes the first part's failure.
-    const failed = parts.find((p) => p.dlr_status !== DlrStatus.delivered);
-    const finalStatus = failed ? failed.dlr_status! : DlrStatus.delivered;
+    const message = { ...part, id: part.message_id };
+    let finalStatus = status;
+    if (part.parts > 1) {
+      // A long message is delivered when every part is; otherwise it takes the first part's failure.
+      const parts = await deliveryRepo.partsOf(tx, part.message_id);
+      if (parts.length < part.parts || parts.some((p) => p.dlr_status === null)) return [];
+      const failed = parts.find((p) => p.dlr_status !== DlrStatus.delivered);
+      finalStatus = failed ? failed.dlr_status! : DlrStatus.delivered;
+    }
     if (!(await deliveryRepo.finalize(tx, message.id, finalStateOf(finalStatus), finalStatus, now)))
       return [];
     if (finalStatus === DlrStatus.invalidDestination) {
