@@ -26,7 +26,9 @@ function pigeon(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
 }
 
 async function serve(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [bin, 'serve'], { env: { ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  // BENCH_DELIVERY_NODE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the server.
+  const flags = (process.env.BENCH_DELIVERY_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...flags, bin, 'serve'], { env: { ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).on('line', (line) => {
       try {
