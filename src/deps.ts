@@ -41,9 +41,12 @@ export function createLogger(config: Pick<Config, 'LOG_LEVEL'>): Logger {
   });
 }
 
-/** Deliveries of one webhook a worker holds at once: enough queued behind its in-flight requests to keep them busy. */
+/**
+ * Deliveries of one webhook a worker holds at once: enough queued behind its in-flight requests that one
+ * claim refills it with a batch (half of this) rather than a few rows.
+ */
 export const webhookAhead = (config: Config) =>
-  Math.min(config.WEBHOOK_CONCURRENCY, config.WEBHOOK_CONCURRENCY_PER_WEBHOOK * 8);
+  Math.min(config.WEBHOOK_CONCURRENCY, config.WEBHOOK_CONCURRENCY_PER_WEBHOOK * 16);
 
 /**
  * A webhook delivery's lease outlasts the longest it can be held: waiting behind the webhook's other held

@@ -1,7 +1,9 @@
 // SQL of webhook delivery: fanning events out to deliveries, leasing due deliveries, recording attempts,
-// holding and resuming a paused webhook's deliveries. No rules here.
+// holding and resuming a paused webhook's deliveries. No rules here. The statements every delivery runs are
+// compiled once per shape (store/prepared.ts): building them anew cost more than SQLite running them.
 import { sql } from 'kysely';
 import type { DialectName, Executor } from '../store/db.ts';
+import { runPrepared, slot } from '../store/prepared.ts';
 
 export interface LeasedRow {
   id: number;
@@ -27,6 +29,10 @@ export interface NewAttempt {
 
 const batchRows = 500;
 
+/** A slot typed as the column it stands for. */
+const as = <T = never>(i: number) => slot(i) as unknown as T;
+const slots = (from: number, count: number) => Array.from({ length: count }, (_, i) => as<number>(from + i));
+
 function chunks<T>(items: T[], size = batchRows): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
@@ -42,6 +48,16 @@ export const deliveriesRepo = {
     let query = db.selectFrom('events').select('id').where('fanned_out', '=', 0).orderBy('id').limit(limit);
     if (dialect === 'postgres') query = query.forUpdate().skipLocked();
     return query.execute();
+  },
+
+  async anyEventToFanOut(db: Executor): Promise<boolean> {
+    const rows = await runPrepared(
+      db,
+      'webhooks.anyEventToFanOut',
+      (q) => q.selectFrom('events').select('id').where('fanned_out', '=', as(0)).limit(as(1)),
+      [0, 1],
+    );
+    return rows.length > 0;
   },
 
   /** One pending delivery per event and live webhook of the event's account and type; returns how many. */
@@ -99,58 +115,97 @@ export const deliveriesRepo = {
   },
 
   /** Due pending deliveries, oldest due first, skipping the listed webhooks; locked as eventsToFanOut. */
-  dueDeliveries(db: Executor, dialect: DialectName, now: number, limit: number, skipWebhooks: number[]) {
-    let query = db
-      .selectFrom('webhook_deliveries')
-      .select(['id', 'webhook_id'])
-      .where('state', '=', 'pending')
-      .where('next_attempt_at', '<=', now)
-      .orderBy('next_attempt_at')
-      .limit(limit);
-    if (skipWebhooks.length > 0) query = query.where('webhook_id', 'not in', skipWebhooks);
-    if (dialect === 'postgres') query = query.forUpdate().skipLocked();
-    return query.execute();
+  dueDeliveries(
+    db: Executor,
+    dialect: DialectName,
+    now: number,
+    limit: number,
+    skipWebhooks: number[],
+  ): Promise<{ id: number; webhook_id: number }[]> {
+    return runPrepared(
+      db,
+      `webhooks.due:${skipWebhooks.length}`,
+      (q) => {
+        let query = q
+          .selectFrom('webhook_deliveries')
+          .select(['id', 'webhook_id'])
+          .where('state', '=', as(0))
+          .where('next_attempt_at', '<=', as(1))
+          .orderBy('next_attempt_at')
+          .limit(as(2));
+        if (skipWebhooks.length > 0)
+          query = query.where('webhook_id', 'not in', slots(3, skipWebhooks.length));
+        if (dialect === 'postgres') query = query.forUpdate().skipLocked();
+        return query;
+      },
+      ['pending', now, limit, ...skipWebhooks],
+    );
   },
 
   /** Leases pending deliveries; returns those it leased. */
   lease(db: Executor, ids: number[], leaseUntil: number, now: number): Promise<LeasedRow[]> {
-    return db
-      .updateTable('webhook_deliveries')
-      .set({ state: 'sending', lease_until: leaseUntil, updated_at: now })
-      .where('id', 'in', ids)
-      .where('state', '=', 'pending')
-      .returning(['id', 'webhook_id', 'event_id', 'event_type', 'attempts', 'payload'])
-      .execute();
+    return runPrepared(
+      db,
+      `webhooks.lease:${ids.length}`,
+      (q) =>
+        q
+          .updateTable('webhook_deliveries')
+          .set({ state: as(0), lease_until: as(1), updated_at: as(2) })
+          .where('id', 'in', slots(4, ids.length))
+          .where('state', '=', as(3))
+          .returning(['id', 'webhook_id', 'event_id', 'event_type', 'attempts', 'payload']),
+      ['sending', leaseUntil, now, 'pending', ...ids],
+    );
   },
 
   webhooksForSending(db: Executor, ids: number[]) {
-    return db
-      .selectFrom('webhooks')
-      .select(['id', 'url', 'secret', 'signature', 'status'])
-      .where('id', 'in', ids)
-      .execute();
+    return runPrepared<{ id: number; url: string; secret: string; signature: string | null; status: string }>(
+      db,
+      `webhooks.forSending:${ids.length}`,
+      (q) =>
+        q
+          .selectFrom('webhooks')
+          .select(['id', 'url', 'secret', 'signature', 'status'])
+          .where('id', 'in', slots(0, ids.length)),
+      ids,
+    );
   },
 
-  eventPayloads(db: Executor, ids: number[]) {
-    return db.selectFrom('events').select(['id', 'payload']).where('id', 'in', ids).execute();
+  async eventPayloads(db: Executor, ids: number[]): Promise<{ id: number; payload: string }[]> {
+    const out: { id: number; payload: string }[] = [];
+    for (const chunk of chunks(ids)) {
+      const rows = await runPrepared<{ id: number; payload: string }>(
+        db,
+        `webhooks.payloads:${chunk.length}`,
+        (q) => q.selectFrom('events').select(['id', 'payload']).where('id', 'in', slots(0, chunk.length)),
+        chunk,
+      );
+      out.push(...rows);
+    }
+    return out;
   },
 
   /** Ends leased deliveries as delivered, counting the attempt; returns the ids still leased. */
   async markDelivered(db: Executor, ids: number[], now: number): Promise<number[]> {
     const done: number[] = [];
     for (const chunk of chunks(ids)) {
-      const rows = await db
-        .updateTable('webhook_deliveries')
-        .set((eb) => ({
-          state: 'delivered',
-          attempts: eb('attempts', '+', 1),
-          lease_until: null,
-          updated_at: now,
-        }))
-        .where('id', 'in', chunk)
-        .where('state', '=', 'sending')
-        .returning('id')
-        .execute();
+      const rows = await runPrepared<{ id: number }>(
+        db,
+        `webhooks.delivered:${chunk.length}`,
+        (q) =>
+          q
+            .updateTable('webhook_deliveries')
+            .set((eb) => ({
+              state: as(0),
+              attempts: eb('attempts', '+', as(1)),
+              lease_until: sql<null>`null`,
+              updated_at: as(2),
+            }))
+            .where('id', 'in', slots(4, chunk.length))
+            .where('state', '=', as(3))
+            .returning('id'),
+        ['delivered', 1, now, 'sending', ...chunk],
+      );
       for (const row of rows) done.push(row.id);
     }
     return done;
@@ -193,8 +248,36 @@ export const deliveriesRepo = {
   },
 
   async insertAttempts(db: Executor, attempts: NewAttempt[]): Promise<void> {
+    const columns = [
+      'webhook_id',
+      'delivery_id',
+      'event_id',
+      'event_type',
+      'attempt',
+      'http_code',
+      'error',
+      'latency_ms',
+      'attempted_at',
+      'next_attempt_at',
+    ] as const;
     for (const chunk of chunks(attempts, 200)) {
-      await db.insertInto('webhook_attempts').values(chunk).execute();
+      const args: unknown[] = [];
+      for (const a of chunk) for (const c of columns) args.push(a[c]);
+      await runPrepared(
+        db,
+        `webhooks.attempts:${chunk.length}`,
+        (q) =>
+          q.insertInto('webhook_attempts').values(
+            chunk.map((_, row) => {
+              const values: Record<string, unknown> = {};
+              columns.forEach((c, i) => {
+                values[c] = slot(row * columns.length + i);
+              });
+              return values as unknown as NewAttempt;
+            }),
+          ),
+        args,
+      );
     }
   },
 
@@ -206,16 +289,21 @@ export const deliveriesRepo = {
     failingSince: number | null | 'keep-or-now',
     now: number,
   ): Promise<void> {
-    await db
-      .updateTable('webhooks')
-      .set((eb) => ({
-        last_http_code: lastHttpCode,
-        failing_since:
-          failingSince === 'keep-or-now' ? eb.fn.coalesce('failing_since', sql.val(now)) : failingSince,
-        updated_at: now,
-      }))
-      .where('id', '=', webhookId)
-      .execute();
+    const keep = failingSince === 'keep-or-now';
+    await runPrepared(
+      db,
+      `webhooks.outcome:${keep}`,
+      (q) =>
+        q
+          .updateTable('webhooks')
+          .set((eb) => ({
+            last_http_code: as(1),
+            failing_since: keep ? eb.fn.coalesce('failing_since', sql<number>`${slot(2)}`) : as(2),
+            updated_at: as(3),
+          }))
+          .where('id', '=', as(0)),
+      [webhookId, lastHttpCode, keep ? now : failingSince, now],
+    );
   },
 
   webhookStatuses(db: Executor, ids: number[]) {

@@ -54,6 +54,8 @@ export function createDeliveriesService(deps: {
      */
     async fanOut(limit: number): Promise<number> {
       const now = clock.now();
+      // Most passes find nothing: a plain read of the small partial index spares them a transaction.
+      if (!(await deliveriesRepo.anyEventToFanOut(db))) return 0;
       return db.transaction().execute(async (tx) => {
         const events = await deliveriesRepo.eventsToFanOut(tx, dialect, limit);
         if (events.length === 0) return 0;
@@ -67,28 +69,35 @@ export function createDeliveriesService(deps: {
     /**
      * Leases up to `limit` due deliveries, at most `room(webhookId)` of each webhook and none of the webhooks
      * in `skip`, with what sending them needs. A delivery whose webhook was paused meanwhile is held instead.
+     * `crowded` says that due deliveries were left for lack of room: with `skip` empty, the oldest due
+     * may all belong to webhooks that are full, hiding other webhooks' deliveries behind them.
      */
     async claim(
       limit: number,
       room: (webhookId: number) => number,
       skip: number[],
-    ): Promise<ClaimedDelivery[]> {
+    ): Promise<{ claimed: ClaimedDelivery[]; crowded: boolean }> {
       const now = clock.now();
       return db.transaction().execute(async (tx) => {
-        // Read more than `limit` so that one webhook's backlog at the head of the queue leaves room for others.
-        const due = await deliveriesRepo.dueDeliveries(tx, dialect, now, limit * 2, skip);
+        // Read past `limit`, so that a webhook without room at the head of the queue leaves some for others
+        // (a backlog longer than that is looked past by a claim with `skip`).
+        const due = await deliveriesRepo.dueDeliveries(tx, dialect, now, limit + 64, skip);
         const taken = new Map<number, number>();
         const picked: number[] = [];
+        let crowded = false;
         for (const row of due) {
           if (picked.length >= limit) break;
           const count = taken.get(row.webhook_id) ?? 0;
-          if (count >= room(row.webhook_id)) continue;
+          if (count >= room(row.webhook_id)) {
+            crowded = true;
+            continue;
+          }
           taken.set(row.webhook_id, count + 1);
           picked.push(row.id);
         }
-        if (picked.length === 0) return [];
+        if (picked.length === 0) return { claimed: [], crowded };
         const leased = await deliveriesRepo.lease(tx, picked, now + options.leaseMs, now);
-        if (leased.length === 0) return [];
+        if (leased.length === 0) return { claimed: [], crowded };
         const webhooks = new Map(
           (await deliveriesRepo.webhooksForSending(tx, [...new Set(leased.map((d) => d.webhook_id))])).map(
             (w) => [w.id, w],
@@ -121,7 +130,7 @@ export function createDeliveriesService(deps: {
           });
         }
         if (notLive.length > 0) await deliveriesRepo.unlease(tx, notLive, 'held', now);
-        return claimed;
+        return { claimed, crowded };
       });
     },
 

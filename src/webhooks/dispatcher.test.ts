@@ -686,7 +686,7 @@ describeEachDialect(
       // A dispatcher fans out and claims, then dies before sending.
       const service = h().deps.services.webhookDeliveries;
       expect(await service.fanOut(10)).toBeGreaterThanOrEqual(1);
-      const claimed = await service.claim(10, () => 10, []);
+      const { claimed } = await service.claim(10, () => 10, []);
       expect(claimed.map((c) => c.webhookId)).toContain(w.id);
       const d = dispatcher();
       await probePass(d);

@@ -3,8 +3,8 @@
 // webhook at a time, and at most `maxClaimed` deliveries held by this process (leased, being sent, or
 // waiting for their outcome to be written). One webhook may hold at most `perWebhookAhead` of them, so a
 // slow receiver fills its own slots and never the others'.
-import { GroupCommit } from '../links/group-commit.ts';
 import type { Clock } from '../shared/clock.ts';
+import { DelayedBatch } from './delayed-batch.ts';
 import type { AttemptResult, ClaimedDelivery, DeliveriesService } from './deliveries.service.ts';
 import type { HttpSender, WebhookRequest } from './http-sender.ts';
 import { standardSignature } from './signing.ts';
@@ -23,6 +23,8 @@ export interface DispatcherOptions {
   sweepMs: number;
   /** On stop, how long requests in flight may finish before they are cut and given back. */
   stopGraceMs: number;
+  /** How long a finished attempt may wait for others to be recorded in the same transaction (10 ms). */
+  recordDelayMs?: number;
 }
 
 interface Log {
@@ -39,6 +41,9 @@ interface WebhookSlot {
 }
 
 export type Dispatcher = ReturnType<typeof createDispatcher>;
+
+/** How often at most a claim may look past the backlog of webhooks that have no room left. */
+const wideClaimMs = 200;
 
 /** The request of one attempt: the event's JSON, the SMSFactor signature, and Standard Webhooks headers. */
 export function webhookRequest(delivery: ClaimedDelivery, attemptedAt: number): WebhookRequest {
@@ -69,12 +74,14 @@ export function createDispatcher(deps: {
   let wakeUp: (() => void) | undefined;
   let wakeRequested = false;
   let lastSweep = 0;
+  let lastWideClaim = 0;
   let held = 0;
   const slots = new Map<number, WebhookSlot>();
-  const stopping = new AbortController();
+  /** Set once stop() cuts what is still in flight: cut requests are given back, not counted. */
+  let cutting = false;
   let drained: (() => void) | undefined;
 
-  const results = new GroupCommit<AttemptResult>(
+  const results = new DelayedBatch<AttemptResult>(
     async (items) => {
       const paused = await deliveries.record(items);
       for (const webhookId of paused) {
@@ -86,6 +93,7 @@ export function createDispatcher(deps: {
         { err: error, count: items.length },
         'could not record webhook attempts; their leases will expire and they will be sent again',
       ),
+    options.recordDelayMs ?? 10,
     1000,
   );
 
@@ -138,10 +146,10 @@ export function createDispatcher(deps: {
   }
 
   async function attempt(delivery: ClaimedDelivery): Promise<AttemptResult> {
-    if (stopping.signal.aborted) return { kind: 'released', delivery };
+    if (cutting) return { kind: 'released', delivery };
     const attemptedAt = clock.now();
-    const outcome = await sender.send(webhookRequest(delivery, attemptedAt), stopping.signal);
-    if (outcome.httpCode === null && stopping.signal.aborted) return { kind: 'released', delivery };
+    const outcome = await sender.send(webhookRequest(delivery, attemptedAt));
+    if (outcome.httpCode === null && cutting) return { kind: 'released', delivery };
     return { kind: 'attempted', delivery, attemptedAt, outcome };
   }
 
@@ -162,7 +170,34 @@ export function createDispatcher(deps: {
     held--;
     if (s.held === 0) slots.delete(webhookId);
     if (held === 0) drained?.();
-    wake();
+    // Claim again when a webhook or the process has half its room back, not after every delivery: one
+    // claim then takes a batch, instead of a transaction per delivery.
+    if (
+      s.held === 0 ||
+      s.held === Math.floor(options.perWebhookAhead / 2) ||
+      held === Math.floor(options.maxClaimed / 2)
+    ) {
+      wake();
+    }
+  }
+
+  /** Claims up to `free` due deliveries and starts them; returns how many. */
+  async function claim(free: number): Promise<number> {
+    const first = await deliveries.claim(free, room, []);
+    for (const delivery of first.claimed) enqueue(delivery);
+    let claimed = first.claimed.length;
+    // The oldest due deliveries belonged to webhooks with no room left: look past them, skipping those
+    // webhooks. That read walks their backlog row by row, so it runs at most every `wideClaimMs`.
+    if (first.crowded && claimed < free && Date.now() - lastWideClaim >= wideClaimMs) {
+      lastWideClaim = Date.now();
+      const full = [...slots].filter(([id]) => room(id) <= 0).map(([id]) => id);
+      if (full.length > 0) {
+        const second = await deliveries.claim(free - claimed, room, full);
+        for (const delivery of second.claimed) enqueue(delivery);
+        claimed += second.claimed.length;
+      }
+    }
+    return claimed;
   }
 
   async function run(): Promise<void> {
@@ -175,13 +210,7 @@ export function createDispatcher(deps: {
         }
         const fanned = await deliveries.fanOut(options.fanOutBatch);
         const free = options.maxClaimed - held;
-        let claimed = 0;
-        if (free > 0) {
-          const full = [...slots].filter(([id]) => room(id) <= 0).map(([id]) => id);
-          const batch = await deliveries.claim(free, room, full);
-          for (const delivery of batch) enqueue(delivery);
-          claimed = batch.length;
-        }
+        const claimed = free > 0 ? await claim(free) : 0;
         // Look again at once while there is more to take; else wait for a slot, new work, or the poll.
         if (fanned < options.fanOutBatch && claimed < free) await idle(options.pollMs);
         else if (free <= 0) await idle(options.pollMs);
@@ -221,7 +250,8 @@ export function createDispatcher(deps: {
         });
         const grace = new Promise<void>((resolve) => setTimeout(resolve, options.stopGraceMs).unref());
         await Promise.race([allDone, grace]);
-        stopping.abort();
+        cutting = true;
+        sender.cancelAll();
         if (held > 0) await allDone;
       }
       await results.drain();

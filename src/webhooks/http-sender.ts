@@ -52,6 +52,8 @@ function describe(error: unknown, options: SenderOptions): string {
   return code && !text.includes(code) ? `${code}: ${text}` : text;
 }
 
+const timeoutError = () => Object.assign(new Error('request timed out'), { name: 'TimeoutError' });
+
 export function createHttpSender(options: SenderOptions) {
   const agent = new Agent({
     connect: {
@@ -63,15 +65,23 @@ export function createHttpSender(options: SenderOptions) {
     bodyTimeout: options.requestTimeoutMs,
   });
 
+  const inFlight = new Set<AbortController>();
+
   return {
-    /** POSTs one delivery; `cancel` cuts it short (the outcome then has no HTTP code). Never throws. */
-    async send(req: WebhookRequest, cancel?: AbortSignal): Promise<SendOutcome> {
+    /** POSTs one delivery. Never throws: every failure is an outcome. */
+    async send(req: WebhookRequest): Promise<SendOutcome> {
       const started = performance.now();
       const latency = () => Math.round(performance.now() - started);
+      let timer: NodeJS.Timeout | undefined;
+      let controller: AbortController | undefined;
       try {
-        options.guard.checkLiteral(new URL(req.url));
-        const timeout = AbortSignal.timeout(options.requestTimeoutMs);
-        const signal = cancel ? AbortSignal.any([timeout, cancel]) : timeout;
+        options.guard.checkLiteral(req.url);
+        // One controller and timer per request (AbortSignal.timeout and .any cost several times more).
+        controller = new AbortController();
+        inFlight.add(controller);
+        const signal = controller.signal;
+        const abort = controller;
+        timer = setTimeout(() => abort.abort(timeoutError()), options.requestTimeoutMs);
         const response = await request(req.url, {
           method: 'POST',
           headers: req.headers,
@@ -97,7 +107,15 @@ export function createHttpSender(options: SenderOptions) {
           retryAfter: undefined,
           latencyMs: latency(),
         };
+      } finally {
+        clearTimeout(timer);
+        if (controller) inFlight.delete(controller);
       }
+    },
+
+    /** Cuts every request in flight; each ends with an outcome that has no HTTP code. */
+    cancelAll(): void {
+      for (const controller of inFlight) controller.abort(new Error('cancelled: the dispatcher is stopping'));
     },
 
     close: () => agent.close(),

@@ -83,7 +83,7 @@ export interface UrlGuard {
    */
   check(url: string): Promise<string | undefined>;
   /** Throws UrlGuardError when the URL's host is a literal non-public address (sockets skip `lookup` then). */
-  checkLiteral(url: URL): void;
+  checkLiteral(url: URL | string): void;
   /** The resolver the HTTP client connects through; undefined when private targets are allowed. */
   lookup: LookupFunction | undefined;
 }
@@ -157,7 +157,7 @@ export function createUrlGuard(options: {
 
     checkLiteral(url) {
       if (options.allowPrivate) return;
-      const literal = literalAddress(url);
+      const literal = literalAddress(typeof url === 'string' ? new URL(url) : url);
       if (literal === undefined) return;
       const reason = nonPublicReason(literal);
       if (reason) throw new UrlGuardError(`${literal} is ${reason}`);
