@@ -68,6 +68,14 @@ export const ConfigSchema = Type.Object({
   WEBHOOK_CONCURRENCY_PER_WEBHOOK: Type.Integer({ minimum: 1, maximum: 256, default: 8 }),
   /** Webhook deliveries one worker process holds at once (in flight or queued), over all webhooks. */
   WEBHOOK_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 10_000, default: 256 }),
+  /** Where balance alert e-mails go out: smtp://user:pass@host:587 or smtps://…:465; unset sends none. */
+  SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://[^/?#]+' })),
+  SMTP_FROM: Type.String({ minLength: 3, default: 'pigeon@localhost' }),
+  /** The sender of the free balance alert SMS: 3–11 letters or digits with a letter, or up to 15 digits. */
+  ALERT_SENDER: Type.String({
+    pattern: '^((?=.*[A-Za-z])[A-Za-z0-9]{3,11}|[0-9]{1,15})$',
+    default: 'Pigeon',
+  }),
 });
 
 export type Config = Static<typeof ConfigSchema> & {

@@ -1,6 +1,7 @@
 // Composition root: opens the store, applies migrations, and wires repositories into services.
 import pino, { type Logger } from 'pino';
 import { type AccountsService, createAccountsService } from './accounts/accounts.service.ts';
+import { type BalanceAlertsService, createBalanceAlertsService } from './accounts/balance-alerts.service.ts';
 import { type CampaignsService, createCampaignsService } from './campaigns/campaigns.service.ts';
 import { createListsService, type ListsService } from './campaigns/lists.service.ts';
 import { type Config, durationMs } from './config.ts';
@@ -21,6 +22,7 @@ export interface Services {
   lists: ListsService;
   delivery: DeliveryService;
   webhookDeliveries: DeliveriesService;
+  balanceAlerts: BalanceAlertsService;
 }
 
 export interface Deps {
@@ -70,7 +72,7 @@ export async function createDeps(
     }));
   await migrate(store);
   const { db } = store;
-  const accounts = createAccountsService({ db, clock });
+  const accounts = createAccountsService({ db, clock, timezone: config.TIMEZONE });
   const urlGuard = createUrlGuard({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE });
   const webhooks = createWebhooksService({ db, clock, urlGuard, timezone: config.TIMEZONE });
   const webhookDeliveries = createDeliveriesService({
@@ -91,6 +93,19 @@ export async function createDeps(
     codeLength: config.SHORT_CODE_LENGTH,
   });
   const campaigns = createCampaignsService({ db, clock, config, accounts, links });
+  const balanceAlerts = createBalanceAlertsService({
+    db,
+    dialect: store.dialect,
+    clock,
+    campaigns,
+    options: {
+      sender: config.ALERT_SENDER,
+      leaseMs: config.LEASE_SECONDS * 1000,
+      retryBaseMs: 30_000,
+      retryMaxMs: 3_600_000,
+      giveUpAfterMs: 86_400_000,
+    },
+  });
   const lists = createListsService({ db, clock, maxContacts: config.MAX_RECIPIENTS });
   const delivery = createDeliveryService({
     db,
@@ -112,7 +127,7 @@ export async function createDeps(
     clock,
     logger,
     store,
-    services: { accounts, webhooks, links, campaigns, lists, delivery, webhookDeliveries },
+    services: { accounts, webhooks, links, campaigns, lists, delivery, webhookDeliveries, balanceAlerts },
     urlGuard,
     close: () => store.destroy(),
   };

@@ -181,7 +181,7 @@ export const tokensRepo = {
   },
 };
 
-export type NotificationFields = Omit<BalanceNotificationsTable, 'account_id' | 'updated_at'>;
+export type NotificationFields = Omit<BalanceNotificationsTable, 'account_id' | 'updated_at' | 'armed'>;
 
 export const notificationRepo = {
   find(db: Executor, accountId: number) {
@@ -192,11 +192,20 @@ export const notificationRepo = {
       .executeTakeFirst();
   },
 
-  async upsert(db: Executor, accountId: number, fields: NotificationFields, now: number): Promise<void> {
+  /** A new row starts armed; `rearm` arms an existing one again (otherwise its flag is left as it is). */
+  async upsert(
+    db: Executor,
+    accountId: number,
+    fields: NotificationFields,
+    now: number,
+    rearm: boolean,
+  ): Promise<void> {
     await db
       .insertInto('balance_notifications')
       .values({ account_id: accountId, ...fields, updated_at: now })
-      .onConflict((oc) => oc.column('account_id').doUpdateSet({ ...fields, updated_at: now }))
+      .onConflict((oc) =>
+        oc.column('account_id').doUpdateSet({ ...fields, updated_at: now, ...(rearm ? { armed: 1 } : {}) }),
+      )
       .execute();
   },
 };

@@ -1,9 +1,12 @@
 // Accounts, sub-accounts, credits, authentication, tokens and the balance notification setting.
+import { DateTime } from 'luxon';
 import type { Clock } from '../shared/clock.ts';
 import { ApiError, Status } from '../shared/errors.ts';
 import { idIn, idOut } from '../shared/ids.ts';
 import type { Db, Executor } from '../store/db.ts';
 import { accountsRepo, type NotificationFields, notificationRepo, tokensRepo } from './accounts.repo.ts';
+import { type BalanceAlert, serializeAlert } from './alert-messages.ts';
+import { alertsRepo, type NewAlertJob } from './alerts.repo.ts';
 import { hashPassword, hashToken, ipAllowed, isIpOrCidr, newToken } from './secrets.ts';
 
 export interface AuthContext {
@@ -36,8 +39,34 @@ const maxTokenNameLength = 100;
 
 export type AccountsService = ReturnType<typeof createAccountsService>;
 
-export function createAccountsService(deps: { db: Db; clock: Clock }) {
-  const { db, clock } = deps;
+export function createAccountsService(deps: { db: Db; clock: Clock; timezone: string }) {
+  const { db, clock, timezone } = deps;
+
+  const isoDate = (ms: number) =>
+    DateTime.fromMillis(ms, { zone: timezone }).toISO({ suppressMilliseconds: true }) ??
+    new Date(ms).toISOString();
+
+  /**
+   * After credits went down to `balance`: if that is at or below the account's alert trigger and the
+   * setting is armed, disarms it and writes the BALANCE_ALERT event and the e-mail and SMS the setting asks
+   * for, all in the caller's transaction, so the alert exists exactly when the debit does.
+   */
+  async function alertIfCrossed(tx: Executor, accountId: number, balance: number): Promise<void> {
+    const setting = await alertsRepo.disarmIfCrossed(tx, accountId, balance);
+    if (!setting) return;
+    const now = clock.now();
+    const alert: BalanceAlert = { balance, trigger: Number(setting.alert_trigger), date: isoDate(now) };
+    const payload = serializeAlert(alert);
+    await alertsRepo.insertEvent(tx, { account_id: accountId, type: 'BALANCE_ALERT', payload }, now);
+    const jobs: NewAlertJob[] = [];
+    if (setting.alert_email === '1' && setting.email !== '') {
+      jobs.push({ account_id: accountId, kind: 'email', recipient: setting.email, payload });
+    }
+    if (setting.alert_gsm === '1' && setting.phone_number !== '') {
+      jobs.push({ account_id: accountId, kind: 'sms', recipient: setting.phone_number, payload });
+    }
+    await alertsRepo.insertJobs(tx, jobs, now);
+  }
 
   /** The account whose credits an account spends: itself, or up its parents while they are unlimited. */
   async function billedAccount(ex: Executor, accountId: number): Promise<number> {
@@ -220,6 +249,9 @@ export function createAccountsService(deps: { db: Db; clock: Clock }) {
           { account_id: accountId, delta: amount, balance_after: balance, reason, campaign_id: null },
           clock.now(),
         );
+        // An operator's deduction alerts like a send would; a top-up above the trigger re-arms the alert.
+        if (amount > 0) await alertsRepo.rearmIfAbove(tx, accountId, balance);
+        else await alertIfCrossed(tx, accountId, balance);
         return balance;
       });
     },
@@ -247,6 +279,8 @@ export function createAccountsService(deps: { db: Db; clock: Clock }) {
           },
           clock.now(),
         );
+        // A free debit moves no credits, so it cannot cross the trigger: the send path skips the statement.
+        await alertIfCrossed(tx, billedAccountId, balance);
       }
       return { billedAccountId, credits: balance };
     },
@@ -268,6 +302,7 @@ export function createAccountsService(deps: { db: Db; clock: Clock }) {
           },
           clock.now(),
         );
+        await alertsRepo.rearmIfAbove(tx, billedAccountId, balance);
       }
       return balance;
     },
@@ -286,7 +321,8 @@ export function createAccountsService(deps: { db: Db; clock: Clock }) {
 
     /** Stores the fields given over the current ones; every value is kept and echoed as a string. */
     async putNotification(auth: AuthContext, input: Partial<Record<keyof NotificationFields, string>>) {
-      const current = await this.getNotification(auth);
+      const stored = await notificationRepo.find(db, auth.accountId);
+      const current = stored ?? (await this.getNotification(auth));
       const next = { ...current };
       for (const key of Object.keys(current) as (keyof NotificationFields)[]) {
         if (input[key] !== undefined) next[key] = String(input[key]).trim();
@@ -310,7 +346,10 @@ export function createAccountsService(deps: { db: Db; clock: Clock }) {
       if (next.alert_gsm === '1' && next.phone_number === '') {
         throw ApiError.data('notification.phone_number is required when alert_gsm is "1"');
       }
-      await notificationRepo.upsert(db, auth.accountId, next, clock.now());
+      // A new trigger re-arms the alert, whatever the balance: the next debit at or below it alerts once. The
+      // same trigger keeps its state, so re-saving an address does not repeat an alert already sent.
+      const rearm = stored !== undefined && Number(stored.alert_trigger) !== Number(next.alert_trigger);
+      await notificationRepo.upsert(db, auth.accountId, next, clock.now(), rearm);
       return next;
     },
   };

@@ -7,7 +7,7 @@ import type { LinksService } from '../links/links.service.ts';
 import type { Clock } from '../shared/clock.ts';
 import { ApiError, Status } from '../shared/errors.ts';
 import { idIn, idOut } from '../shared/ids.ts';
-import type { Db } from '../store/db.ts';
+import type { Db, Executor } from '../store/db.ts';
 import { createCampaignReads } from './campaign-reads.service.ts';
 import { campaignsRepo, filterChunk, filtersRepo } from './campaigns.repo.ts';
 import { dueAt } from './delay.ts';
@@ -390,6 +390,58 @@ export function createCampaignsService(deps: {
         chunk: filterChunk,
       });
       return execute(auth, p, kept, counts, options.simulate, now);
+    },
+
+    /**
+     * Queues one free message from the service itself (a balance alert SMS) inside the caller's transaction:
+     * a campaign of the account costing 0, with no debit, ledger line or recipient filtering, which the
+     * delivery worker sends like any other. Returns the campaign id.
+     */
+    async sendSystemMessage(
+      tx: Executor,
+      accountId: number,
+      number: string,
+      text: string,
+      sender: string,
+    ): Promise<number> {
+      const now = clock.now();
+      const segments = countSegments(text);
+      const campaignId = await campaignsRepo.insert(tx, {
+        account_id: accountId,
+        billed_account_id: accountId,
+        sender,
+        text,
+        pushtype: 'alert',
+        unicode: 0,
+        cost: 0,
+        total: 1,
+        sent: 1,
+        blacklisted: 0,
+        duplicated: 0,
+        invalid: 0,
+        npai: 0,
+        not_allowed: 0,
+        status: 'scheduled',
+        due_at: now,
+        created_at: now,
+      });
+      await campaignsRepo.insertMessages(tx, [
+        [
+          campaignId,
+          0,
+          accountId,
+          number,
+          null,
+          null,
+          text,
+          segments.parts,
+          segments.encoding,
+          'queued',
+          now,
+          now,
+        ],
+      ]);
+      return campaignId;
     },
 
     /** Every message of a campaign in seq order, a page at a time (the operator's `pigeon messages`). */

@@ -1,4 +1,7 @@
 // Starts what this process serves: the API and the link server, per ROLE.
+
+import { createAlertWorker } from '../accounts/alert-worker.ts';
+import { createSmtpMailer } from '../accounts/mailer.ts';
 import { nextOpening, parseSendingWindow } from '../campaigns/sending-window.ts';
 import { createDeliveryWorker } from '../delivery/delivery-worker.ts';
 import { createTransport } from '../delivery/transports.ts';
@@ -91,6 +94,21 @@ export async function startServers(deps: Deps): Promise<Running> {
     logger.info({}, 'webhook dispatcher started');
     // Stopped after the delivery worker, whose last receipts may still write events.
     stops.splice(1, 0, () => dispatcher.stop());
+
+    const alertWorker = createAlertWorker({
+      alerts: deps.services.balanceAlerts,
+      mailer: config.SMTP_URL
+        ? createSmtpMailer({ url: config.SMTP_URL, from: config.SMTP_FROM })
+        : undefined,
+      log: logger,
+      options: { pollMs: config.WORKER_POLL_MS, batchSize: 10, sweepMs: 5000 },
+    });
+    alertWorker.start();
+    if (!config.SMTP_URL)
+      logger.warn({}, 'SMTP_URL is not set: balance alert e-mails will be recorded as failed');
+    logger.info({}, 'balance alert worker started');
+    // Its SMS are written to the database for the delivery worker, so it can stop first.
+    stops.unshift(() => alertWorker.stop());
   }
   return {
     apiUrl,

@@ -4,6 +4,7 @@ import * as core from './migrations/001-core.ts';
 import * as delivery from './migrations/002-delivery.ts';
 import * as eventCampaign from './migrations/003-event-campaign.ts';
 import * as webhookDeliveries from './migrations/004-webhook-deliveries.ts';
+import * as balanceAlerts from './migrations/005-balance-alerts.ts';
 
 /** Migrations in order; each is told the dialect so column types can differ where they must. */
 const all = {
@@ -11,6 +12,7 @@ const all = {
   '002-delivery': delivery,
   '003-event-campaign': eventCampaign,
   '004-webhook-deliveries': webhookDeliveries,
+  '005-balance-alerts': balanceAlerts,
 };
 
 /** Applies every pending migration. Safe to run from several processes at once (Kysely takes a lock). */

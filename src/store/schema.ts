@@ -45,6 +45,26 @@ export interface BalanceNotificationsTable {
   email: string;
   phone_number: string;
   updated_at: number;
+  /** 1 while the next debit to or below the trigger alerts; 0 from that alert until the credits rise above it. */
+  armed: Generated<number>;
+}
+
+export interface AlertJobsTable {
+  id: Generated<number>;
+  account_id: number;
+  /** email or sms. */
+  kind: string;
+  recipient: string;
+  /** The alert's balance, trigger and date, as JSON. */
+  payload: string;
+  /** pending, sending, sent or failed. */
+  state: string;
+  attempts: number;
+  next_attempt_at: number;
+  lease_until: number | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
 }
 
 export interface WebhooksTable {
@@ -249,4 +269,5 @@ export interface Database {
   events: EventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  alert_jobs: AlertJobsTable;
 }

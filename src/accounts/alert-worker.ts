@@ -1,0 +1,132 @@
+// The alert worker: leases due balance-alert jobs, sends each e-mail through SMTP or queues each free SMS,
+// and records every outcome before it leases more. Runs where the other workers run (ROLE all or worker).
+
+import { alertEmail, parseAlert } from './alert-messages.ts';
+import type { ClaimedAlertJob } from './alerts.repo.ts';
+import type { AlertJobOutcome, BalanceAlertsService } from './balance-alerts.service.ts';
+import { MailError, type Mailer } from './mailer.ts';
+
+export interface AlertWorkerOptions {
+  pollMs: number;
+  batchSize: number;
+  /** How often to release the leases of jobs whose worker stopped mid-send. */
+  sweepMs: number;
+}
+
+interface Log {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export type AlertWorker = ReturnType<typeof createAlertWorker>;
+
+/** Said on every e-mail job when SMTP_URL is unset: the alert is recorded as failed, never as sent. */
+export const noSmtpReason = 'SMTP_URL is not set: balance alert e-mails cannot be sent';
+
+export function createAlertWorker(deps: {
+  alerts: BalanceAlertsService;
+  /** Undefined when no SMTP server is configured. */
+  mailer: Mailer | undefined;
+  log: Log;
+  options: AlertWorkerOptions;
+}) {
+  const { alerts, mailer, log, options } = deps;
+  let running = false;
+  let loop: Promise<void> | undefined;
+  let wakeUp: (() => void) | undefined;
+  // Housekeeping runs on wall time: it is about how often to look, not about what the clock says is due.
+  let lastSweep = 0;
+
+  async function sendEmail(job: ClaimedAlertJob): Promise<AlertJobOutcome> {
+    if (!mailer) return { kind: 'failed', error: noSmtpReason, permanent: true };
+    try {
+      await mailer.send({ to: job.recipient, ...alertEmail(parseAlert(job.payload), job.account_id) });
+      return { kind: 'sent' };
+    } catch (error) {
+      const permanent = error instanceof MailError && error.permanent;
+      return { kind: 'failed', error: (error as Error).message, permanent };
+    }
+  }
+
+  async function runJob(job: ClaimedAlertJob): Promise<void> {
+    const about = { job: job.id, account: job.account_id, kind: job.kind, attempt: job.attempts };
+    let outcome: AlertJobOutcome;
+    if (job.kind === 'sms') {
+      try {
+        if (!(await alerts.queueSms(job))) log.warn(about, 'alert SMS job was taken by another worker');
+        else log.info(about, 'balance alert SMS queued');
+        return;
+      } catch (error) {
+        outcome = { kind: 'failed', error: (error as Error).message, permanent: false };
+      }
+    } else if (job.kind === 'email') {
+      outcome = await sendEmail(job);
+    } else {
+      outcome = { kind: 'failed', error: `unknown alert job kind "${job.kind}"`, permanent: true };
+    }
+    const state = await alerts.record(job, outcome);
+    if (outcome.kind === 'sent') {
+      log.info(about, 'balance alert e-mail sent');
+    } else if (state === 'failed') {
+      log.error(
+        { ...about, reason: outcome.error },
+        `balance alert ${job.kind} failed and will not be retried`,
+      );
+    } else if (state === 'pending') {
+      log.warn({ ...about, reason: outcome.error }, `balance alert ${job.kind} failed; it will be retried`);
+    }
+  }
+
+  function idle(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      wakeUp = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
+  async function run(): Promise<void> {
+    while (running) {
+      try {
+        if (Date.now() - lastSweep >= options.sweepMs) {
+          lastSweep = Date.now();
+          const released = await alerts.releaseExpiredLeases();
+          if (released > 0) log.warn({ released }, 'released alert jobs whose worker stopped mid-send');
+        }
+        const batch = await alerts.claim(options.batchSize);
+        if (batch.length === 0) {
+          await idle(options.pollMs);
+          continue;
+        }
+        // Side by side, so each job's lease covers one SMTP exchange, not the batch's queue before it.
+        await Promise.all(batch.map(runJob));
+      } catch (error) {
+        log.error({ err: error }, 'alert loop failed; retrying');
+        await idle(options.pollMs);
+      }
+    }
+  }
+
+  return {
+    start(): void {
+      if (running) return;
+      running = true;
+      loop = run();
+    },
+
+    /** Looks for due jobs now instead of at the next poll. */
+    wake(): void {
+      wakeUp?.();
+    },
+
+    async stop(): Promise<void> {
+      running = false;
+      wakeUp?.();
+      await loop;
+      mailer?.close();
+    },
+  };
+}
