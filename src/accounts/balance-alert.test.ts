@@ -7,6 +7,9 @@ import { call, describeEachDialect, type TestAccount } from '../../test/helpers/
 import { SmtpSink } from '../../test/helpers/smtp-sink.ts';
 import { waitFor } from '../../test/helpers/wait.ts';
 import { loadConfig } from '../config.ts';
+import { createDeliveryWorker } from '../delivery/delivery-worker.ts';
+import { SimulatorTransport } from '../delivery/simulator/simulator-transport.ts';
+import type { OutboundPart } from '../delivery/transport.ts';
 import { createDeps, type Deps } from '../deps.ts';
 import { buildApp } from '../http/app.ts';
 import { startServers } from '../http/server.ts';
@@ -58,7 +61,8 @@ describeEachDialect('balance alert', (h) => {
   /** A setting alerting by e-mail and SMS at `trigger`; answers the mailbox and the phone number. */
   async function alertAt(account: TestAccount, trigger: number, overrides: Record<string, string> = {}) {
     const email = newMailbox();
-    const phone = `336${String(10_000_000 + account.id).slice(-8)}`;
+    // Not ending in 0000, 0001 or 0002, which the carrier simulator always fails.
+    const phone = `3361${String(account.id).padStart(4, '0')}555`;
     await notify(account, {
       alert_trigger: String(trigger),
       alert_email: '1',
@@ -184,6 +188,62 @@ describeEachDialect('balance alert', (h) => {
     expect(await jobs(a.id)).toHaveLength(2);
     expect(await freeMessages(a.id)).toHaveLength(1);
     expect(mailsTo(email)).toHaveLength(1);
+  });
+
+  it('the free SMS goes out through the delivery worker from ALERT_SENDER, and no credit or ledger line moves', async () => {
+    const a = await h().account({ credits: 3 });
+    const { phone } = await alertAt(a, 2, { alert_email: '0' });
+    await send(a);
+    startWorker();
+    await allDone(a.id);
+
+    const transport = new SimulatorTransport({
+      dlrDelayMs: 0,
+      outcomes: [{ stat: 'DELIVRD', err: '000', weight: 1 }],
+    });
+    const submitted: OutboundPart[] = [];
+    const submit = transport.submit.bind(transport);
+    transport.submit = (part) => {
+      submitted.push(part);
+      return submit(part);
+    };
+    const delivery = createDeliveryWorker({
+      delivery: h().deps.services.delivery,
+      transport,
+      clock: h().clock,
+      log: quiet,
+      options: {
+        batchSize: 50,
+        pollMs: 10,
+        validityMs: 3_600_000,
+        retryBaseMs: 0,
+        retryMaxMs: 0,
+        sweepMs: 20,
+      },
+    });
+    await delivery.start();
+    cleanups.push(() => delivery.stop());
+    await waitFor(
+      async () => (await freeMessages(a.id))[0]?.state === 'delivered',
+      'the alert SMS delivered',
+    );
+    const toPhone = submitted.filter((p) => p.destination === phone);
+    expect(toPhone.map((p) => [p.sender, Buffer.from(p.payload).toString('latin1')])).toEqual([
+      ['Pigeon', 'Pigeon: your balance is 2 credits, at or below your alert threshold of 2.'],
+    ]);
+    expect(await credits(a)).toBe(2);
+    const ledger = await h()
+      .deps.store.db.selectFrom('credit_ledger')
+      .select(['delta', 'reason'])
+      .where('account_id', '=', a.id)
+      .orderBy('id')
+      .execute();
+    expect(ledger.map((l) => [Number(l.delta), l.reason])).toEqual([
+      [3, 'initial'],
+      [-1, 'campaign'],
+    ]);
+    // Its receipt is a DLR event like any other; it is not another balance alert.
+    expect(await alertEvents(a.id)).toHaveLength(1);
   });
 
   it('credits added above the trigger re-arm it, credits up to the trigger do not; a refund re-arms too', async () => {
