@@ -42,9 +42,14 @@ export type AccountsService = ReturnType<typeof createAccountsService>;
 export function createAccountsService(deps: { db: Db; clock: Clock; timezone: string }) {
   const { db, clock, timezone } = deps;
 
-  const isoDate = (ms: number) =>
-    DateTime.fromMillis(ms, { zone: timezone }).toISO({ suppressMilliseconds: true }) ??
-    new Date(ms).toISOString();
+  // Whole seconds with the zone's offset, as the DLR and MO events have it.
+  const isoDate = (ms: number) => {
+    const second = Math.floor(ms / 1000) * 1000;
+    return (
+      DateTime.fromMillis(second, { zone: timezone }).toISO({ suppressMilliseconds: true }) ??
+      new Date(second).toISOString()
+    );
+  };
 
   /**
    * After credits went down to `balance`: if that is at or below the account's alert trigger and the

@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { call, describeEachDialect, type TestAccount } from '../../test/helpers/harness.ts';
 import { SmtpSink } from '../../test/helpers/smtp-sink.ts';
 import { waitFor } from '../../test/helpers/wait.ts';
+import { WebhookReceiver } from '../../test/helpers/webhook-receiver.ts';
 import { loadConfig } from '../config.ts';
 import { createDeliveryWorker } from '../delivery/delivery-worker.ts';
 import { SimulatorTransport } from '../delivery/simulator/simulator-transport.ts';
@@ -441,41 +442,57 @@ describeEachDialect('balance alert', (h) => {
   });
 });
 
-describeEachDialect('balance alert worker per ROLE', (h) => {
-  it('ROLE=worker sends the alert e-mail through SMTP_URL from SMTP_FROM', async () => {
-    const sink = await new SmtpSink().listen();
-    const config = loadConfig({
-      DATABASE_URL: h().databaseUrl,
-      ROLE: 'worker',
-      WORKER_POLL_MS: '10',
-      SMTP_URL: sink.url('relay', 'pw'),
-      SMTP_FROM: 'noreply@pigeon.test',
-      LOG_LEVEL: 'silent',
+describeEachDialect(
+  'balance alert worker per ROLE',
+  (h) => {
+    it('ROLE=worker sends the alert e-mail through SMTP_URL from SMTP_FROM, and the BALANCE_ALERT webhook', async () => {
+      const sink = await new SmtpSink().listen();
+      const receiver = await new WebhookReceiver().listen();
+      const config = loadConfig({
+        DATABASE_URL: h().databaseUrl,
+        ROLE: 'worker',
+        WORKER_POLL_MS: '10',
+        SMTP_URL: sink.url('relay', 'pw'),
+        SMTP_FROM: 'noreply@pigeon.test',
+        WEBHOOK_ALLOW_PRIVATE: 'true',
+        LOG_LEVEL: 'silent',
+      });
+      let deps: Deps | undefined;
+      let stop: (() => Promise<void>) | undefined;
+      try {
+        deps = await createDeps(config, { logger: pino({ level: 'silent' }) });
+        stop = (await startServers(deps)).stop;
+        const a = await h().account({ credits: 5 });
+        const email = newMailbox();
+        await call(h().app, 'PUT', '/notification/balance', {
+          token: a.token,
+          json: { notification: { alert_trigger: '3', alert_email: '1', email } },
+        });
+        const hook = await call(h().app, 'POST', '/webhook', {
+          token: a.token,
+          json: { webhook: { type: 'BALANCE_ALERT', url: receiver.url() } },
+        });
+        expect(hook.body.status, hook.body.details).toBe(1);
+        // The server runs on the system clock; an operator's deduction crosses the trigger like a send.
+        await deps.services.accounts.addCredits(a.id, -2);
+        await waitFor(() => sink.mails.length === 1, 'the e-mail');
+        expect(sink.mails[0]).toMatchObject({
+          mailFrom: 'noreply@pigeon.test',
+          rcptTo: [email],
+          user: 'relay',
+        });
+        expect(sink.mails[0].headers.subject).toBe('Pigeon: your balance is 3 credits (alert threshold 3)');
+        await waitFor(() => receiver.requests.length === 1, 'the webhook');
+        const body = JSON.parse(receiver.requests[0].body);
+        expect(body).toEqual({ balance: 3, trigger: 3, date: expect.any(String) });
+        expect(body.date).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d$/);
+      } finally {
+        await stop?.();
+        await deps?.close();
+        await sink.close();
+        await receiver.close();
+      }
     });
-    let deps: Deps | undefined;
-    let stop: (() => Promise<void>) | undefined;
-    try {
-      deps = await createDeps(config, { logger: pino({ level: 'silent' }) });
-      stop = (await startServers(deps)).stop;
-      const a = await h().account({ credits: 5 });
-      const email = newMailbox();
-      await call(h().app, 'PUT', '/notification/balance', {
-        token: a.token,
-        json: { notification: { alert_trigger: '3', alert_email: '1', email } },
-      });
-      // The server runs on the system clock; an operator's deduction crosses the trigger like a send.
-      await deps.services.accounts.addCredits(a.id, -2);
-      await waitFor(() => sink.mails.length === 1, 'the e-mail');
-      expect(sink.mails[0]).toMatchObject({
-        mailFrom: 'noreply@pigeon.test',
-        rcptTo: [email],
-        user: 'relay',
-      });
-      expect(sink.mails[0].headers.subject).toBe('Pigeon: your balance is 3 credits (alert threshold 3)');
-    } finally {
-      await stop?.();
-      await deps?.close();
-      await sink.close();
-    }
-  });
-});
+  },
+  { WEBHOOK_ALLOW_PRIVATE: 'true' },
+);
