@@ -69,7 +69,11 @@ export class GroupCommit<T> {
         await this.write(batch.items);
         written = true;
       } catch (error) {
-        this.onError(error, batch.items);
+        try {
+          this.onError(error, batch.items);
+        } catch {
+          // A failing reporter must not stop later batches from being written.
+        }
       }
       this.queue.shift();
       batch.settle(written);
