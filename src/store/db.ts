@@ -17,6 +17,8 @@ export interface Store {
   dialect: DialectName;
   /** PostgreSQL schema holding Pigeon's tables. */
   schema?: string;
+  /** Runs `fn` holding the database-wide migration lock (PostgreSQL; SQLite needs none). */
+  withMigrationLock<T>(fn: () => Promise<T>): Promise<T>;
   destroy(): Promise<void>;
 }
 
@@ -27,6 +29,26 @@ export interface StoreOptions {
 
 // PostgreSQL sends int8 (our ids, times and counts) as strings; they all fit in a double.
 pg.types.setTypeParser(20, (value) => Number(value));
+
+/** The advisory lock key under which schemas are migrated (and, in tests, dropped). */
+export const migrationLockKey = 7467;
+
+/**
+ * Holds the migration lock on a connection of its own. Processes starting together migrate in turn: Kysely's
+ * migrator reads the catalog of every schema before taking its own lock, which fails if a schema is dropped
+ * under it and races with another process creating its tables.
+ */
+export async function withAdvisoryLock<T>(connectionString: string, fn: () => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString });
+  await client.connect();
+  try {
+    await client.query('select pg_advisory_lock($1)', [migrationLockKey]);
+    return await fn();
+  } finally {
+    await client.query('select pg_advisory_unlock($1)', [migrationLockKey]).catch(() => {});
+    await client.end();
+  }
+}
 
 export const isPostgresUrl = (url: string) => /^postgres(ql)?:\/\//.test(url);
 
@@ -48,7 +70,7 @@ function openSqlite(path: string, options: StoreOptions): Store {
   sqlite.pragma('busy_timeout = 10000');
   sqlite.pragma('foreign_keys = ON');
   const db = new Kysely<Database>({ dialect: new CachedSqliteDialect(sqlite) });
-  return { db, dialect: 'sqlite', destroy: () => db.destroy() };
+  return { db, dialect: 'sqlite', withMigrationLock: (fn) => fn(), destroy: () => db.destroy() };
 }
 
 async function openPostgres(url: string, options: StoreOptions): Promise<Store> {
@@ -74,5 +96,11 @@ async function openPostgres(url: string, options: StoreOptions): Promise<Store> 
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', schema: schema ?? 'public', destroy: () => db.destroy() };
+  return {
+    db,
+    dialect: 'postgres',
+    schema: schema ?? 'public',
+    withMigrationLock: (fn) => withAdvisoryLock(connectionString, fn),
+    destroy: () => db.destroy(),
+  };
 }

@@ -26,7 +26,7 @@ export async function migrate(store: Store): Promise<string[]> {
     // Kysely looks for its own tables across every schema unless told which one is ours.
     migrationTableSchema: store.schema,
   });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = await store.withMigrationLock(() => migrator.migrateToLatest());
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

@@ -12,6 +12,7 @@ import { type Config, loadConfig } from '../../src/config.ts';
 import { createDeps, type Deps } from '../../src/deps.ts';
 import { buildApp } from '../../src/http/app.ts';
 import type { App } from '../../src/http/types.ts';
+import { withAdvisoryLock } from '../../src/store/db.ts';
 import { ManualClock } from './clock.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -39,23 +40,6 @@ export function availableDialects(): Dialect[] {
 
 let accountCounter = 0;
 
-/**
- * Test files run side by side in several processes, each making and dropping its own schema. Kysely's
- * migrator reads the catalog across every schema, and a schema dropped under it fails the read: creating
- * (migrating) and dropping schemas take turns under one advisory lock.
- */
-async function underSchemaLock<T>(url: string, run: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query('select pg_advisory_lock(7467)');
-    return await run(client);
-  } finally {
-    await client.query('select pg_advisory_unlock(7467)').catch(() => {});
-    await client.end();
-  }
-}
-
 export async function createHarness(dialect: Dialect, env: Record<string, string> = {}): Promise<Harness> {
   let databaseUrl: string;
   let cleanup: () => Promise<void>;
@@ -63,9 +47,14 @@ export async function createHarness(dialect: Dialect, env: Record<string, string
     const schema = `t_${randomBytes(6).toString('hex')}`;
     const base = inject('pgUrl');
     databaseUrl = `${base}${base.includes('?') ? '&' : '?'}schema=${schema}`;
-    cleanup = async () => {
-      await underSchemaLock(base, (client) => client.query(`drop schema if exists ${schema} cascade`));
-    };
+    // Dropped under the migration lock: another process may be migrating (reading every schema) meanwhile.
+    cleanup = () =>
+      withAdvisoryLock(base, async () => {
+        const client = new pg.Client({ connectionString: base });
+        await client.connect();
+        await client.query(`drop schema if exists ${schema} cascade`);
+        await client.end();
+      });
   } else {
     const dir = mkdtempSync(join(tmpdir(), 'pigeon-test-'));
     databaseUrl = join(dir, 'pigeon.db');
@@ -73,8 +62,7 @@ export async function createHarness(dialect: Dialect, env: Record<string, string
   }
   const config = loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', ...env });
   const clock = new ManualClock();
-  const open = () => createDeps(config, { clock, logger: pino({ level: 'silent' }) });
-  const deps = dialect === 'postgres' ? await underSchemaLock(inject('pgUrl'), open) : await open();
+  const deps = await createDeps(config, { clock, logger: pino({ level: 'silent' }) });
   const app = buildApp({ config, logger: deps.logger, services: deps.services });
   await app.ready();
   return {
