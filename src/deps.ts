@@ -91,6 +91,7 @@ export async function createDeps(
     logger,
     baseUrl: config.LINK_BASE_URL,
     codeLength: config.SHORT_CODE_LENGTH,
+    timezone: config.TIMEZONE,
   });
   const campaigns = createCampaignsService({ db, clock, config, accounts, links });
   const balanceAlerts = createBalanceAlertsService({

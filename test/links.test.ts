@@ -97,6 +97,7 @@ describeEachDialect('short links', (h) => {
       logger: captureLogger(logged),
       baseUrl: deps.config.LINK_BASE_URL,
       codeLength: deps.config.SHORT_CODE_LENGTH,
+      timezone: deps.config.TIMEZONE,
     });
     const logger = captureLogger(logged);
     server = createLinkServer({ config: { TRUST_PROXY: false }, logger, services: { links } });
@@ -189,6 +190,100 @@ describeEachDialect('short links', (h) => {
       account_id: a.id,
       message_seq: second.seq,
       clicked_at: Date.UTC(2026, 0, 6, 12, 0, 0),
+    });
+  });
+
+  it('each counted click writes a CLICKER event: gsmsmsid, contact fields, device, short URL, clicks on the link', async () => {
+    const a = await h().account();
+    const list = await call(h().app, 'POST', '/list', {
+      token: a.token,
+      json: {
+        list: { name: 'vip', contacts: { gsm: [{ value: '33612345611', info1: 'Ada', info2: 'Paris' }] } },
+      },
+    });
+    const sent = await call(h().app, 'POST', '/send/lists', {
+      token: a.token,
+      json: {
+        sms: {
+          message: { text: 'Hi [info1]: <-short->', pushtype: 'alert', links: ['https://shop.example/vip'] },
+          lists: [{ value: list.body.id }],
+        },
+      },
+    });
+    expect(sent.body, sent.body.details).toMatchObject({ status: 1, sent: 1 });
+    const ticket = Number(sent.body.ticket);
+    const [message] = await h()
+      .deps.store.db.selectFrom('messages')
+      .select(['text'])
+      .where('campaign_id', '=', ticket)
+      .execute();
+    const shortUrl = message.text.match(/(https?:\/\/\S+)$/)![1];
+    const path = new URL(shortUrl).pathname;
+    h().clock.set(Date.UTC(2026, 6, 14, 10, 30, 5)); // 12:30:05 in Paris (summer time)
+    const iphone =
+      'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
+    await get(port, path, { headers: { 'user-agent': iphone } });
+    await get(port, path, { method: 'HEAD', headers: { 'user-agent': iphone } });
+    await get(port, path, { headers: { 'user-agent': 'facebookexternalhit/1.1' } });
+    await get(port, path, { headers: { 'user-agent': browser } });
+    const events = await h()
+      .deps.store.db.selectFrom('events')
+      .select(['type', 'campaign_id', 'payload'])
+      .where('account_id', '=', a.id)
+      .where('type', '=', 'CLICKER')
+      .orderBy('id')
+      .execute();
+    expect(events.map((e) => e.campaign_id)).toEqual([ticket, ticket]);
+    expect(JSON.parse(events[0].payload)).toEqual({
+      campaign_id: String(ticket),
+      gsmsid: '',
+      date: '2026-07-14 12:30:05',
+      long_url: 'https://shop.example/vip',
+      short_url: shortUrl,
+      brand: 'Apple',
+      model: 'iPhone',
+      os: 'iOS 17.0',
+      info1: 'Ada',
+      info2: 'Paris',
+      info3: '',
+      info4: '',
+      clicks_on_link: 1,
+    });
+    expect(JSON.parse(events[1].payload)).toMatchObject({
+      brand: 'Google',
+      model: 'Pixel 8',
+      os: 'Android 14',
+      clicks_on_link: 2,
+    });
+
+    const single = await call(h().app, 'POST', '/send', {
+      token: a.token,
+      json: {
+        sms: {
+          message: { text: 'Track: <-short->', pushtype: 'alert', links: ['https://shop.example/track'] },
+          recipients: { gsm: [{ value: '33612345612', gsmsmsid: 'parcel-9' }] },
+        },
+      },
+    });
+    const [tracked] = await h()
+      .deps.store.db.selectFrom('messages')
+      .select(['text'])
+      .where('campaign_id', '=', Number(single.body.ticket))
+      .execute();
+    await get(port, new URL(tracked.text.match(/(https?:\/\/\S+)$/)![1]).pathname, {
+      headers: { 'user-agent': browser },
+    });
+    const last = await h()
+      .deps.store.db.selectFrom('events')
+      .select('payload')
+      .where('account_id', '=', a.id)
+      .where('type', '=', 'CLICKER')
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
+    expect(JSON.parse(last.payload)).toMatchObject({
+      gsmsid: 'parcel-9',
+      campaign_id: single.body.ticket,
+      clicks_on_link: 1,
     });
   });
 

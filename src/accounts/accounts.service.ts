@@ -4,6 +4,7 @@ import type { Clock } from '../shared/clock.ts';
 import { ApiError, Status } from '../shared/errors.ts';
 import { idIn, idOut } from '../shared/ids.ts';
 import type { Db, Executor } from '../store/db.ts';
+import { appendEvents } from '../store/outbox.ts';
 import { accountsRepo, type NotificationFields, notificationRepo, tokensRepo } from './accounts.repo.ts';
 import { type BalanceAlert, serializeAlert } from './alert-messages.ts';
 import { alertsRepo, type NewAlertJob } from './alerts.repo.ts';
@@ -62,7 +63,11 @@ export function createAccountsService(deps: { db: Db; clock: Clock; timezone: st
     const now = clock.now();
     const alert: BalanceAlert = { balance, trigger: Number(setting.alert_trigger), date: isoDate(now) };
     const payload = serializeAlert(alert);
-    await alertsRepo.insertEvent(tx, { account_id: accountId, type: 'BALANCE_ALERT', payload }, now);
+    await appendEvents(
+      tx,
+      [{ account_id: accountId, campaign_id: null, type: 'BALANCE_ALERT', payload }],
+      now,
+    );
     const jobs: NewAlertJob[] = [];
     if (setting.alert_email === '1' && setting.email !== '') {
       jobs.push({ account_id: accountId, kind: 'email', recipient: setting.email, payload });

@@ -70,17 +70,6 @@ export const alertsRepo = {
       .execute();
   },
 
-  async insertEvent(
-    db: Executor,
-    event: { account_id: number; type: string; payload: string },
-    now: number,
-  ): Promise<void> {
-    await db
-      .insertInto('events')
-      .values({ ...event, campaign_id: null, created_at: now })
-      .execute();
-  },
-
   async insertJobs(db: Executor, jobs: NewAlertJob[], now: number): Promise<void> {
     if (jobs.length === 0) return;
     await db

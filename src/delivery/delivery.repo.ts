@@ -16,16 +16,8 @@ export interface ClaimedMessage {
   attempts: number;
 }
 
-export interface NewEvent {
-  account_id: number;
-  campaign_id: number | null;
-  type: string;
-  payload: string;
-}
-
 const batchRows = 500;
 const partColumns = ['message_id', 'part_no', 'smsc_id', 'stat', 'dlr_status', 'updated_at'] as const;
-const eventColumns = ['account_id', 'campaign_id', 'type', 'payload', 'created_at'] as const;
 
 export interface OpenPart {
   id: number;
@@ -287,11 +279,6 @@ export const deliveryRepo = {
 
   async deleteOrphansBefore(db: Executor, before: number): Promise<void> {
     await db.deleteFrom('orphan_receipts').where('received_at', '<', before).execute();
-  },
-
-  async insertEvents(db: Executor, events: NewEvent[], now: number): Promise<void> {
-    const rows = events.map((e) => [e.account_id, e.campaign_id, e.type, e.payload, now]);
-    await insertRows(db, 'events', eventColumns, rows, batchRows);
   },
 
   /** The account and message that last wrote to a number: replies are theirs. */

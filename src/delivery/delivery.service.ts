@@ -4,7 +4,8 @@ import { DateTime } from 'luxon';
 import { checkNumber } from '../campaigns/numbers.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { Db, DialectName, Executor } from '../store/db.ts';
-import { type ClaimedMessage, deliveryRepo, type NewEvent } from './delivery.repo.ts';
+import { appendEvents, type NewEvent } from '../store/outbox.ts';
+import { type ClaimedMessage, deliveryRepo } from './delivery.repo.ts';
 import { DlrStatus, dlrStatusOf, isFinalStat, smscIdForms } from './receipt.ts';
 import { stopMatcher } from './stop-keywords.ts';
 import type { InboundMessage, Receipt } from './transport.ts';
@@ -68,8 +69,9 @@ export function createDeliveryService(deps: {
     const second = Math.floor(ms / 1000);
     if (second !== lastSecond) {
       lastIso =
-        DateTime.fromMillis(second * 1000, { zone: options.timezone }).toISO({ suppressMilliseconds: true }) ??
-        new Date(second * 1000).toISOString();
+        DateTime.fromMillis(second * 1000, { zone: options.timezone }).toISO({
+          suppressMilliseconds: true,
+        }) ?? new Date(second * 1000).toISOString();
       lastSecond = second;
     }
     return lastIso;
@@ -162,7 +164,7 @@ export function createDeliveryService(deps: {
       account_id: String(last.account_id),
       last_message_id: last.gsmsmsid ?? '',
     };
-    await deliveryRepo.insertEvents(
+    await appendEvents(
       tx,
       [
         {
@@ -249,7 +251,7 @@ export function createDeliveryService(deps: {
             );
           }
         }
-        if (events.length > 0) await deliveryRepo.insertEvents(tx, events, now);
+        if (events.length > 0) await appendEvents(tx, events, now);
       });
     },
 
@@ -271,7 +273,7 @@ export function createDeliveryService(deps: {
         }
         await deliveryRepo.deleteOrphans(tx, adopted);
         await deliveryRepo.deleteOrphansBefore(tx, now - orphanMatchMs);
-        if (events.length > 0) await deliveryRepo.insertEvents(tx, events, now);
+        if (events.length > 0) await appendEvents(tx, events, now);
         return adopted.length;
       });
     },
@@ -282,7 +284,7 @@ export function createDeliveryService(deps: {
       await db.transaction().execute(async (tx) => {
         const events: NewEvent[] = [];
         for (const receipt of receipts) events.push(...((await applyReceipt(tx, receipt, now)) ?? []));
-        if (events.length > 0) await deliveryRepo.insertEvents(tx, events, now);
+        if (events.length > 0) await appendEvents(tx, events, now);
       });
     },
 

@@ -49,6 +49,32 @@ export const linksRepo = {
     await insertRows(db, 'links', linkColumns, rows, insertBatch);
   },
 
+  /**
+   * What a CLICKER event tells of each clicked link, read after its counter was raised: its code and total
+   * clicks, the recipient's gsmsmsid and, for a list campaign, the contact's fields.
+   */
+  clickContext(db: Executor, linkIds: number[]) {
+    return db
+      .selectFrom('links as l')
+      .innerJoin('messages as m', (join) =>
+        join.onRef('m.campaign_id', '=', 'l.campaign_id').onRef('m.seq', '=', 'l.message_seq'),
+      )
+      .leftJoin('contacts as c', 'c.id', 'm.contact_id')
+      .select([
+        'l.id',
+        'l.code',
+        'l.long_url',
+        'l.clicks',
+        'm.gsmsmsid',
+        'c.info1',
+        'c.info2',
+        'c.info3',
+        'c.info4',
+      ])
+      .where('l.id', 'in', linkIds)
+      .execute();
+  },
+
   /** The link behind a short code. Codes are unique and global: the redirect is not scoped by account. */
   async findByCode(db: Executor, code: string): Promise<LinkRow | undefined> {
     return db

@@ -1,9 +1,12 @@
 // Short links: codes for campaigns, the redirect, and click recording.
 import type { IncomingHttpHeaders } from 'node:http';
+import { DateTime } from 'luxon';
 import type { Logger } from 'pino';
 import type { Clock } from '../shared/clock.ts';
 import type { Db, Executor } from '../store/db.ts';
+import { appendEvents, type NewEvent } from '../store/outbox.ts';
 import { truncateIp } from './client-ip.ts';
+import { deviceOf } from './device.ts';
 import { GroupCommit } from './group-commit.ts';
 import { createClickStatements, linksRepo, type NewClick, type NewLink } from './links.repo.ts';
 import { locationOf } from './location.ts';
@@ -64,15 +67,74 @@ export function createLinksService(deps: {
   logger: Pick<Logger, 'error'>;
   baseUrl: string;
   codeLength: number;
+  /** Zone of the CLICKER event's date. */
+  timezone: string;
 }) {
-  const { db, clock, logger, baseUrl, codeLength } = deps;
+  const { db, clock, logger, baseUrl, codeLength, timezone } = deps;
   const cache = new Map<string, LinkTarget>();
   const clickStatements = createClickStatements(db);
 
   /**
+   * One CLICKER event per click (API.md), numbered per link: with n clicks of one link in the group and its
+   * counter now at `total`, they are clicks total-n+1 … total.
+   */
+  async function clickerEvents(
+    tx: Executor,
+    clicks: NewClick[],
+    perLink: Map<number, number>,
+  ): Promise<NewEvent[]> {
+    const context = new Map(
+      (await linksRepo.clickContext(tx, [...perLink.keys()])).map((row) => [row.id, row]),
+    );
+    const seen = new Map<number, number>();
+    const events: NewEvent[] = [];
+    for (const click of clicks) {
+      const link = context.get(click.link_id);
+      if (!link) continue;
+      const nth = (seen.get(click.link_id) ?? 0) + 1;
+      seen.set(click.link_id, nth);
+      const { brand, model, os } = deviceOf(click.user_agent);
+      const payload = {
+        campaign_id: String(click.campaign_id),
+        gsmsid: link.gsmsmsid ?? '',
+        date: wallTime(click.clicked_at),
+        long_url: link.long_url,
+        short_url: `${baseUrl}/${link.code}`,
+        brand,
+        model,
+        os,
+        info1: link.info1 ?? '',
+        info2: link.info2 ?? '',
+        info3: link.info3 ?? '',
+        info4: link.info4 ?? '',
+        clicks_on_link: link.clicks - perLink.get(click.link_id)! + nth,
+      };
+      events.push({
+        account_id: click.account_id,
+        campaign_id: click.campaign_id,
+        type: 'CLICKER',
+        payload: JSON.stringify(payload),
+      });
+    }
+    return events;
+  }
+
+  // CLICKER dates are `Y-m-d H:i:s` on the wall clock of the configured zone; formatted once per second.
+  let lastSecond = Number.NaN;
+  let lastWallTime = '';
+  function wallTime(ms: number): string {
+    const second = Math.floor(ms / 1000);
+    if (second !== lastSecond) {
+      lastWallTime = DateTime.fromMillis(second * 1000, { zone: timezone }).toFormat('yyyy-MM-dd HH:mm:ss');
+      lastSecond = second;
+    }
+    return lastWallTime;
+  }
+
+  /**
    * One transaction per group of clicks: the rows, then the per-link counters, in ascending link id order
-   * so that concurrent processes on PostgreSQL lock rows in the same order. A CLICKER event belongs here
-   * too, in this same transaction (transactional outbox), once webhooks can be fired.
+   * so that concurrent processes on PostgreSQL lock rows in the same order, and the clicks' CLICKER events
+   * in the same transaction (transactional outbox).
    */
   async function persist(clicks: NewClick[]): Promise<void> {
     const perLink = new Map<number, number>();
@@ -89,6 +151,7 @@ export function createLinksService(deps: {
         await db.transaction().execute(async (tx) => {
           await clickStatements.insertClicks(tx, clicks);
           for (const [by, ids] of idsByCount) await clickStatements.addClicks(tx, ids, by);
+          await appendEvents(tx, await clickerEvents(tx, clicks, perLink), clock.now());
         });
         return;
       } catch (error) {

@@ -1,0 +1,24 @@
+// The event outbox: every DLR, MO, STOP, CLICKER and BALANCE_ALERT is appended here in the same transaction
+// as the change it reports; the webhook dispatcher turns rows into deliveries. One writer for every capability.
+import { insertRows } from './bulk-insert.ts';
+import type { Executor } from './db.ts';
+
+export type EventType = 'DLR' | 'MO' | 'STOP' | 'CLICKER' | 'BALANCE_ALERT';
+
+export interface NewEvent {
+  account_id: number;
+  /** The campaign a receipt, reply or click is about; null for account events. */
+  campaign_id: number | null;
+  type: EventType;
+  /** The webhook body, already JSON. */
+  payload: string;
+}
+
+const columns = ['account_id', 'campaign_id', 'type', 'payload', 'created_at'] as const;
+const batchRows = 500;
+
+export async function appendEvents(db: Executor, events: readonly NewEvent[], now: number): Promise<void> {
+  if (events.length === 0) return;
+  const rows = events.map((e) => [e.account_id, e.campaign_id, e.type, e.payload, now]);
+  await insertRows(db, 'events', columns, rows, batchRows);
+}
