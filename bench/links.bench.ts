@@ -169,7 +169,8 @@ class Child {
 
   static async start(mode: 'bare' | 'pigeon'): Promise<{ child: Child; ready: Ready }> {
     const proc = fork(fileURLToPath(import.meta.url), [], {
-      execArgv: ['--import', 'tsx'],
+      // BENCH_LINKS_NODE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the servers.
+      execArgv: [...(process.env.BENCH_LINKS_NODE_FLAGS ?? '').split(' ').filter(Boolean), '--import', 'tsx'],
       env: { ...process.env, PIGEON_LINKS_BENCH_CHILD: mode },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
