@@ -1,8 +1,9 @@
 // The delivery worker: leases due messages in batches, submits their parts through the transport, and
 // records each outcome (with its events) before it leases more. Receipts and replies from the transport
 // are recorded in batches too, and acknowledged to the carrier only once written.
-import { GroupCommit } from '../links/group-commit.ts';
+
 import type { Clock } from '../shared/clock.ts';
+import { GroupCommit } from '../shared/group-commit.ts';
 import { Semaphore } from '../shared/semaphore.ts';
 import type { ClaimedMessage } from './delivery.repo.ts';
 import type { DeliveryService, SubmitResult } from './delivery.service.ts';
