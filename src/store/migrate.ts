@@ -5,6 +5,7 @@ import * as delivery from './migrations/002-delivery.ts';
 import * as eventCampaign from './migrations/003-event-campaign.ts';
 import * as webhookDeliveries from './migrations/004-webhook-deliveries.ts';
 import * as balanceAlerts from './migrations/005-balance-alerts.ts';
+import * as dropUnreadIndexes from './migrations/006-drop-unread-indexes.ts';
 
 /** Migrations in order; each is told the dialect so column types can differ where they must. */
 const all = {
@@ -13,6 +14,7 @@ const all = {
   '003-event-campaign': eventCampaign,
   '004-webhook-deliveries': webhookDeliveries,
   '005-balance-alerts': balanceAlerts,
+  '006-drop-unread-indexes': dropUnreadIndexes,
 };
 
 /** Applies every pending migration. Safe to run from several processes at once (Kysely takes a lock). */
