@@ -1,6 +1,7 @@
 // The alert worker: leases due balance-alert jobs, sends each e-mail through SMTP or queues each free SMS,
 // and records every outcome before it leases more. Runs where the other workers run (ROLE all or worker).
 
+import { createPollLoop } from '../shared/poll-loop.ts';
 import { alertEmail, parseAlert } from './alert-messages.ts';
 import type { ClaimedAlertJob } from './alerts.repo.ts';
 import type { AlertJobOutcome, BalanceAlertsService } from './balance-alerts.service.ts';
@@ -32,11 +33,6 @@ export function createAlertWorker(deps: {
   options: AlertWorkerOptions;
 }) {
   const { alerts, mailer, log, options } = deps;
-  let running = false;
-  let loop: Promise<void> | undefined;
-  let wakeUp: (() => void) | undefined;
-  // Housekeeping runs on wall time: it is about how often to look, not about what the clock says is due.
-  let lastSweep = 0;
 
   async function sendEmail(job: ClaimedAlertJob): Promise<AlertJobOutcome> {
     if (!mailer) return { kind: 'failed', error: noSmtpReason, permanent: true };
@@ -78,54 +74,35 @@ export function createAlertWorker(deps: {
     }
   }
 
-  function idle(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      wakeUp = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-  }
-
-  async function run(): Promise<void> {
-    while (running) {
-      try {
-        if (Date.now() - lastSweep >= options.sweepMs) {
-          lastSweep = Date.now();
-          const released = await alerts.releaseExpiredLeases();
-          if (released > 0) log.warn({ released }, 'released alert jobs whose worker stopped mid-send');
-        }
-        const batch = await alerts.claim(options.batchSize);
-        if (batch.length === 0) {
-          await idle(options.pollMs);
-          continue;
-        }
-        // Side by side, so each job's lease covers one SMTP exchange, not the batch's queue before it.
-        await Promise.all(batch.map(runJob));
-      } catch (error) {
-        log.error({ err: error }, 'alert loop failed; retrying');
-        await idle(options.pollMs);
-      }
-    }
-  }
+  const loop = createPollLoop({
+    pollMs: options.pollMs,
+    sweepMs: options.sweepMs,
+    async sweep() {
+      const released = await alerts.releaseExpiredLeases();
+      if (released > 0) log.warn({ released }, 'released alert jobs whose worker stopped mid-send');
+    },
+    async step() {
+      const batch = await alerts.claim(options.batchSize);
+      if (batch.length === 0) return false;
+      // Side by side, so each job's lease covers one SMTP exchange, not the batch's queue before it.
+      await Promise.all(batch.map(runJob));
+      return true;
+    },
+    onError: (error) => log.error({ err: error }, 'alert loop failed; retrying'),
+  });
 
   return {
     start(): void {
-      if (running) return;
-      running = true;
-      loop = run();
+      loop.start();
     },
 
     /** Looks for due jobs now instead of at the next poll. */
     wake(): void {
-      wakeUp?.();
+      loop.wake();
     },
 
     async stop(): Promise<void> {
-      running = false;
-      wakeUp?.();
-      await loop;
+      await loop.stop();
       mailer?.close();
     },
   };

@@ -4,6 +4,7 @@
 
 import type { Clock } from '../shared/clock.ts';
 import { GroupCommit } from '../shared/group-commit.ts';
+import { createPollLoop } from '../shared/poll-loop.ts';
 import { Semaphore } from '../shared/semaphore.ts';
 import type { ClaimedMessage } from './delivery.repo.ts';
 import type { DeliveryService, SubmitResult } from './delivery.service.ts';
@@ -42,11 +43,6 @@ export function createDeliveryWorker(deps: {
   options: WorkerOptions;
 }) {
   const { delivery, transport, clock, log, options } = deps;
-  let running = false;
-  let loop: Promise<void> | undefined;
-  let wakeUp: (() => void) | undefined;
-  // Housekeeping runs on wall time: it is about how often to look, not about what the clock says is due.
-  let lastSweep = 0;
 
   const unrecorded = new Semaphore(transport.capacity);
   const results = new GroupCommit<SubmitResult>(
@@ -140,42 +136,24 @@ export function createDeliveryWorker(deps: {
     );
   }
 
-  function idle(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      wakeUp = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-  }
-
-  async function run(): Promise<void> {
-    while (running) {
-      try {
-        if (Date.now() - lastSweep >= options.sweepMs) {
-          lastSweep = Date.now();
-          const released = await delivery.releaseExpiredLeases();
-          if (released > 0) log.warn({ released }, 'released messages whose worker stopped mid-send');
-          await delivery.adoptOrphans();
-          await delivery.assembleWaitingReplies();
-        }
-        if (!transport.ready()) {
-          await idle(options.pollMs);
-          continue;
-        }
-        const batch = await delivery.claim(options.batchSize);
-        if (batch.length === 0) {
-          await idle(options.pollMs);
-          continue;
-        }
-        await runBatch(batch);
-      } catch (error) {
-        log.error({ err: error }, 'delivery loop failed; retrying');
-        await idle(options.pollMs);
-      }
-    }
-  }
+  const loop = createPollLoop({
+    pollMs: options.pollMs,
+    sweepMs: options.sweepMs,
+    async sweep() {
+      const released = await delivery.releaseExpiredLeases();
+      if (released > 0) log.warn({ released }, 'released messages whose worker stopped mid-send');
+      await delivery.adoptOrphans();
+      await delivery.assembleWaitingReplies();
+    },
+    async step() {
+      if (!transport.ready()) return false;
+      const batch = await delivery.claim(options.batchSize);
+      if (batch.length === 0) return false;
+      await runBatch(batch);
+      return true;
+    },
+    onError: (error) => log.error({ err: error }, 'delivery loop failed; retrying'),
+  });
 
   return {
     async start(): Promise<void> {
@@ -185,19 +163,16 @@ export function createDeliveryWorker(deps: {
         },
         onInbound: inbound,
       });
-      running = true;
-      loop = run();
+      loop.start();
     },
 
     /** Looks for due messages now instead of at the next poll. */
     wake(): void {
-      wakeUp?.();
+      loop.wake();
     },
 
     async stop(): Promise<void> {
-      running = false;
-      wakeUp?.();
-      await loop;
+      await loop.stop();
       await results.drain();
       await transport.stop();
       await receipts.drain();
