@@ -23,15 +23,28 @@ export function createPollLoop(options: PollLoopOptions): PollLoop {
   let running = false;
   let loop: Promise<void> | undefined;
   let wakeUp: (() => void) | undefined;
+  // A wake that comes while a step runs is kept, so the rest after that step is skipped, not slept through.
+  let wakeRequested = false;
   let lastSweep = 0;
 
+  function wake(): void {
+    if (wakeUp) wakeUp();
+    else wakeRequested = true;
+  }
+
   function rest(): Promise<void> {
+    if (wakeRequested) {
+      wakeRequested = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
-      const timer = setTimeout(resolve, options.pollMs);
-      wakeUp = () => {
+      const timer = setTimeout(done, options.pollMs);
+      function done() {
         clearTimeout(timer);
+        wakeUp = undefined;
         resolve();
-      };
+      }
+      wakeUp = done;
     });
   }
 
@@ -56,12 +69,10 @@ export function createPollLoop(options: PollLoopOptions): PollLoop {
       running = true;
       loop = run();
     },
-    wake() {
-      wakeUp?.();
-    },
+    wake,
     async stop() {
       running = false;
-      wakeUp?.();
+      wake();
       await loop;
     },
   };

@@ -4,6 +4,7 @@
 // waiting for their outcome to be written). One webhook may hold at most `perWebhookAhead` of them, so a
 // slow receiver fills its own slots and never the others'.
 import type { Clock } from '../shared/clock.ts';
+import { createPollLoop } from '../shared/poll-loop.ts';
 import { DelayedBatch } from './delayed-batch.ts';
 import type { AttemptResult, ClaimedDelivery, DeliveriesService } from './deliveries.service.ts';
 import type { HttpSender, WebhookRequest } from './http-sender.ts';
@@ -69,11 +70,6 @@ export function createDispatcher(deps: {
   options: DispatcherOptions;
 }) {
   const { deliveries, sender, clock, log, options } = deps;
-  let running = false;
-  let loop: Promise<void> | undefined;
-  let wakeUp: (() => void) | undefined;
-  let wakeRequested = false;
-  let lastSweep = 0;
   let lastWideClaim = 0;
   let held = 0;
   const slots = new Map<number, WebhookSlot>();
@@ -107,27 +103,6 @@ export function createDispatcher(deps: {
   }
 
   const room = (webhookId: number) => options.perWebhookAhead - (slots.get(webhookId)?.held ?? 0);
-
-  function wake(): void {
-    if (wakeUp) wakeUp();
-    else wakeRequested = true;
-  }
-
-  function idle(ms: number): Promise<void> {
-    if (wakeRequested) {
-      wakeRequested = false;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        wakeUp = undefined;
-        resolve();
-      }
-      wakeUp = done;
-    });
-  }
 
   function enqueue(delivery: ClaimedDelivery): void {
     const s = slot(delivery.webhookId);
@@ -200,32 +175,27 @@ export function createDispatcher(deps: {
     return claimed;
   }
 
-  async function run(): Promise<void> {
-    while (running) {
-      try {
-        if (Date.now() - lastSweep >= options.sweepMs) {
-          lastSweep = Date.now();
-          const released = await deliveries.releaseExpiredLeases();
-          if (released > 0) log.warn({ released }, 'gave back webhook deliveries whose dispatcher stopped');
-        }
-        const fanned = await deliveries.fanOut(options.fanOutBatch);
-        const free = options.maxClaimed - held;
-        const claimed = free > 0 ? await claim(free) : 0;
-        // Look again at once while there is more to take; else wait for a slot, new work, or the poll.
-        if (fanned < options.fanOutBatch && claimed < free) await idle(options.pollMs);
-        else if (free <= 0) await idle(options.pollMs);
-      } catch (error) {
-        log.error({ err: error }, 'webhook dispatch loop failed; retrying');
-        await idle(options.pollMs);
-      }
-    }
-  }
+  const loop = createPollLoop({
+    pollMs: options.pollMs,
+    sweepMs: options.sweepMs,
+    async sweep() {
+      const released = await deliveries.releaseExpiredLeases();
+      if (released > 0) log.warn({ released }, 'gave back webhook deliveries whose dispatcher stopped');
+    },
+    async step() {
+      const fanned = await deliveries.fanOut(options.fanOutBatch);
+      const free = options.maxClaimed - held;
+      const claimed = free > 0 ? await claim(free) : 0;
+      // Look again at once while there is more to take; else wait for a slot, new work, or the poll.
+      return free > 0 && (fanned >= options.fanOutBatch || claimed >= free);
+    },
+    onError: (error) => log.error({ err: error }, 'webhook dispatch loop failed; retrying'),
+  });
+  const wake = loop.wake;
 
   return {
     start(): void {
-      if (running) return;
-      running = true;
-      loop = run();
+      loop.start();
     },
 
     /** Looks for new events and due deliveries now instead of at the next poll. */
@@ -241,9 +211,7 @@ export function createDispatcher(deps: {
      * them back (no attempt counted), and writes every outcome before resolving.
      */
     async stop(): Promise<void> {
-      running = false;
-      wake();
-      await loop;
+      await loop.stop();
       if (held > 0) {
         const allDone = new Promise<void>((resolve) => {
           drained = resolve;
