@@ -21,14 +21,19 @@ function pigeon(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
     child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
     });
-    child.once('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`pigeon ${args[0]} exited ${code}`))));
+    child.once('exit', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`pigeon ${args[0]} exited ${code}`)),
+    );
   });
 }
 
 async function serve(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> {
   // BENCH_DELIVERY_NODE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the server.
   const flags = (process.env.BENCH_DELIVERY_NODE_FLAGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...flags, bin, 'serve'], { env: { ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...flags, bin, 'serve'], {
+    env: { ...env, LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const url = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).on('line', (line) => {
       try {
@@ -55,15 +60,34 @@ async function measure(label: string, transportEnv: NodeJS.ProcessEnv): Promise<
     ...transportEnv,
   };
   const { token } = JSON.parse(
-    await pigeon(['account', 'create', '--email', 'bench@example.com', '--password', 'benchmark!', '--credits', String(recipients * 2)], env),
+    await pigeon(
+      [
+        'account',
+        'create',
+        '--email',
+        'bench@example.com',
+        '--password',
+        'benchmark!',
+        '--credits',
+        String(recipients * 2),
+      ],
+      env,
+    ),
   ) as { token: string };
   const { child, url } = await serve(env);
   const db = new BetterSqlite3(env.DATABASE_URL, { readonly: true });
   db.pragma('busy_timeout = 5000');
   // Final states: the simulator fails numbers ending in 0000-0002 on purpose (NPAI, rejected, expired).
-  const final = db.prepare("select count(*) as n from messages where state in ('delivered', 'failed', 'expired')");
-  const gsm = Array.from({ length: recipients }, (_, i) => ({ value: `336${String(10000000 + i)}`, gsmsmsid: `b${i}` }));
-  const body = JSON.stringify({ sms: { message: { text: 'Benchmark message from Pigeon', pushtype: 'alert' }, recipients: { gsm } } });
+  const final = db.prepare(
+    "select count(*) as n from messages where state in ('delivered', 'failed', 'expired')",
+  );
+  const gsm = Array.from({ length: recipients }, (_, i) => ({
+    value: `336${String(10000000 + i)}`,
+    gsmsmsid: `b${i}`,
+  }));
+  const body = JSON.stringify({
+    sms: { message: { text: 'Benchmark message from Pigeon', pushtype: 'alert' }, recipients: { gsm } },
+  });
 
   const started = performance.now();
   const response = await fetch(`${url}/send`, {
@@ -74,11 +98,14 @@ async function measure(label: string, transportEnv: NodeJS.ProcessEnv): Promise<
   const result = (await response.json()) as { status: number; sent: number; details?: string };
   if (result.status !== 1) throw new Error(`send refused: ${result.details}`);
   const accepted = performance.now();
-  while ((final.get() as { n: number }).n < recipients) await new Promise((resolve) => setTimeout(resolve, 20));
+  while ((final.get() as { n: number }).n < recipients)
+    await new Promise((resolve) => setTimeout(resolve, 20));
   const done = performance.now();
 
   const seconds = (done - started) / 1000;
-  const states = db.prepare('select state, count(*) as n from messages group by state order by state').all() as { state: string; n: number }[];
+  const states = db
+    .prepare('select state, count(*) as n from messages group by state order by state')
+    .all() as { state: string; n: number }[];
   console.log(
     `${label}: ${recipients} messages, POST ${(accepted - started).toFixed(0)} ms, last receipt after ${seconds.toFixed(2)} s: ` +
       `${Math.round(recipients / seconds)} messages/s (target >= 5,000); ${states.map((r) => `${r.n} ${r.state}`).join(', ')}`,
@@ -93,7 +120,8 @@ async function measure(label: string, transportEnv: NodeJS.ProcessEnv): Promise<
 
 export async function run(): Promise<void> {
   const only = process.env.BENCH_DELIVERY_ONLY;
-  if (only !== 'smpp') await measure('simulator', { TRANSPORT: 'simulator', SIM_DLR_DELAY_MS: '0', SIM_OUTCOMES: 'DELIVRD=1' });
+  if (only !== 'smpp')
+    await measure('simulator', { TRANSPORT: 'simulator', SIM_DLR_DELAY_MS: '0', SIM_OUTCOMES: 'DELIVRD=1' });
   if (only === 'simulator') return;
   const smsc = await new TestSmsc({ receipts: 'text' }).listen();
   await measure('SMPP, 4 binds x window 100', {

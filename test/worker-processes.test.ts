@@ -79,7 +79,11 @@ describeEachDialect('delivery worker processes', (h) => {
     const beforeRestart = smsc.submits.length;
     expect(beforeRestart).toBeLessThan(size);
     startWorker(smsc);
-    await waitFor(async () => (await accepted(ticket)()) === size, 'every message accepted by the SMSC', 60_000);
+    await waitFor(
+      async () => (await accepted(ticket)()) === size,
+      'every message accepted by the SMSC',
+      60_000,
+    );
     expect(new Set(smsc.submits.map((s) => s.destination)).size).toBe(size);
     expect(smsc.submits.length - size).toBeLessThanOrEqual(window);
   }, 120_000);
@@ -92,7 +96,11 @@ describeEachDialect('delivery worker processes', (h) => {
     const ticket = await campaign(size);
     startWorker(smsc, 100);
     startWorker(smsc, 100);
-    await waitFor(async () => (await accepted(ticket)()) === size, 'every message accepted by the SMSC', 60_000);
+    await waitFor(
+      async () => (await accepted(ticket)()) === size,
+      'every message accepted by the SMSC',
+      60_000,
+    );
     expect(smsc.submits).toHaveLength(size);
     expect(new Set(smsc.submits.map((s) => s.destination)).size).toBe(size);
     expect(new Set(smsc.submits.map((s) => s.clientPort)).size).toBe(2);
