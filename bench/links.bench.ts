@@ -2,8 +2,9 @@
 // same run. Each server runs in a child process so that autocannon (in this process) does not share its
 // event loop: on two cores, one is the server's and one is the load generator's.
 //
-// Pigeon's server runs on a temporary SQLite file with 10,000 links and records every request as a click
-// (a browser user agent), so the figure includes the click writes.
+// Pigeon's server runs on a temporary SQLite file holding one campaign of 10,000 recipients sent through
+// POST /send (one link each), and records every request as a click (a browser user agent), so the figure
+// includes the click writes: the click row, the link's counter and the CLICKER event.
 //
 // How the load is shaped, and why:
 // - Clicks must spread over the links as a campaign's recipients' do. One autocannon with a per-request
@@ -48,6 +49,7 @@ interface Stats {
   atMs: number;
   clickRows: number;
   counterSum: number;
+  clickerEvents: number;
   cpuMs: number;
   /** Event-loop busy time: JavaScript plus synchronous SQLite work, including its I/O waits. */
   busyMs: number;
@@ -66,6 +68,8 @@ interface AutocannonResult {
 }
 type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>;
 
+const sleep = (seconds: number) => new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+
 // autocannon is CommonJS without types: loaded through require, with the few fields used here typed above.
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
@@ -74,7 +78,7 @@ async function child(mode: string): Promise<void> {
   const cpuStart = process.cpuUsage();
   let server: Server;
   let codes: string[];
-  let database = async () => ({ clickRows: 0, counterSum: 0 });
+  let database = async () => ({ clickRows: 0, counterSum: 0, clickerEvents: 0 });
   let cleanup: () => Promise<void> = async () => {};
 
   if (mode === 'bare') {
@@ -91,26 +95,50 @@ async function child(mode: string): Promise<void> {
     const { closeLinkServer } = await import('../src/links/link-server.ts');
     const dir = mkdtempSync(join(tmpdir(), 'pigeon-links-bench-'));
     const deps = await createDeps(loadConfig({ DATABASE_URL: join(dir, 'pigeon.db'), LOG_LEVEL: 'warn' }));
-    const { account_id } = await deps.services.accounts.createAccount({
+    // A real campaign through POST /send, so every click has a message (gsmsmsid) and writes its CLICKER
+    // event like a production click does.
+    const { buildApp } = await import('../src/http/app.ts');
+    const { token } = await deps.services.accounts.createAccount({
       email: 'bench@example.com',
       password: 'bench password',
-      credits: 0,
+      credits: linkCount * 2,
     });
+    const app = buildApp({ config: deps.config, logger: deps.logger, services: deps.services });
+    const sent = await app.inject({
+      method: 'POST',
+      url: '/send',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      payload: JSON.stringify({
+        sms: {
+          message: { text: 'Spring offers: <-short->', links: [longUrl] },
+          recipients: {
+            gsm: Array.from({ length: linkCount }, (_, i) => ({
+              value: `336${String(10_000_000 + i).padStart(8, '0')}`,
+              gsmsmsid: `bench-${i}`,
+            })),
+          },
+        },
+      }),
+    });
+    const ticket = Number((sent.json() as { ticket?: string }).ticket);
+    await app.close();
+    if (!ticket) throw new Error(`bench campaign not created: ${sent.body}`);
+    const rows = await deps.store.db
+      .selectFrom('links')
+      .select('code')
+      .where('campaign_id', '=', ticket)
+      .orderBy('id')
+      .execute();
+    if (rows.length !== linkCount)
+      throw new Error(`bench campaign has ${rows.length} links, not ${linkCount}`);
+    codes = rows.map((r) => r.code);
     const links = deps.services.links;
-    const allocated = links.allocate(linkCount);
-    await deps.store.db.transaction().execute((tx) =>
-      links.store(
-        tx,
-        allocated.map((a, seq) => ({
-          code: a.code,
-          campaign_id: 1,
-          message_seq: seq,
-          account_id: Number(account_id),
-          long_url: longUrl,
-        })),
-      ),
-    );
-    codes = allocated.map((a) => a.code);
+    // Statements run on the bench database before the load, to measure schema or pragma alternatives
+    // (for instance BENCH_LINKS_SQL="drop index clicks_link"); separated by ';'.
+    const { sql } = await import('kysely');
+    for (const statement of (process.env.BENCH_LINKS_SQL ?? '').split(';').filter((s) => s.trim())) {
+      await sql.raw(statement).execute(deps.store.db);
+    }
     server = createLinkServer(deps);
     const db = deps.store.db;
     database = async () => {
@@ -122,7 +150,12 @@ async function child(mode: string): Promise<void> {
         .selectFrom('links')
         .select((eb) => eb.fn.sum<number>('clicks').as('n'))
         .executeTakeFirstOrThrow();
-      return { clickRows: Number(rows.n), counterSum: Number(sum.n) };
+      const events = await db
+        .selectFrom('events')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('type', '=', 'CLICKER')
+        .executeTakeFirstOrThrow();
+      return { clickRows: Number(rows.n), counterSum: Number(sum.n), clickerEvents: Number(events.n) };
     };
     cleanup = async () => {
       await closeLinkServer(server, links);
@@ -193,6 +226,20 @@ class Child {
     return (await this.next()) as Stats;
   }
 
+  /**
+   * Stats once the server has answered everything: when autocannon stops, up to one request per
+   * connection is still being served (and its click recorded), so wait until the count stops moving.
+   */
+  async settledStats(): Promise<Stats> {
+    let last = await this.stats();
+    for (;;) {
+      await sleep(0.2);
+      const now = await this.stats();
+      if (now.requests === last.requests && now.clickRows === last.clickRows) return now;
+      last = now;
+    }
+  }
+
   async stop(): Promise<void> {
     this.process.send('stop');
     await this.exited;
@@ -237,8 +284,6 @@ async function load(port: number, codes: string[], seconds: number, shape: Shape
   };
 }
 
-const sleep = (seconds: number) => new Promise((resolve) => setTimeout(resolve, seconds * 1000));
-
 interface Measured {
   result: AutocannonResult;
   /** Requests per second the server received inside the counting window. */
@@ -255,14 +300,14 @@ async function measure(mode: 'bare' | 'pigeon', shape: Shape): Promise<Measured>
   const { child, ready } = await Child.start(mode);
   try {
     await load(ready.port, ready.codes, warmupSeconds, shape);
-    const before = await child.stats();
+    const before = await child.settledStats();
     const running = load(ready.port, ready.codes, durationSeconds + 2 * marginSeconds, shape);
     await sleep(marginSeconds);
     const windowStart = await child.stats();
     await sleep(durationSeconds);
     const windowEnd = await child.stats();
     const result = await running;
-    const after = await child.stats();
+    const after = await child.settledStats();
     const windowMs = windowEnd.atMs - windowStart.atMs;
     const requests = windowEnd.requests - windowStart.requests;
     const busyMs = windowEnd.busyMs - windowStart.busyMs;
@@ -292,8 +337,9 @@ function line(label: string, m: Measured): string {
 }
 
 export async function run(): Promise<void> {
+  const variant = process.env.BENCH_LINKS_SQL ? ` with BENCH_LINKS_SQL="${process.env.BENCH_LINKS_SQL}"` : '';
   console.log(
-    `links: ${connections} connections, ${durationSeconds} s counted per run after a ${warmupSeconds} s warm-up, ` +
+    `links${variant}: ${connections} connections, ${durationSeconds} s counted per run after a ${warmupSeconds} s warm-up, ` +
       `${fmt(linkCount)} links, servers in child processes`,
   );
   const bareFixed = await measure('bare', 'fixed');
@@ -310,14 +356,17 @@ export async function run(): Promise<void> {
   const r = pigeon.result;
   const recorded = pigeon.after.clickRows - pigeon.before.clickRows;
   const counted = pigeon.after.counterSum - pigeon.before.counterSum;
+  const events = pigeon.after.clickerEvents - pigeon.before.clickerEvents;
   // autocannon stops counting at its deadline: requests already sent then are answered (and recorded) by
   // the server but not counted by autocannon, so recorded clicks exceed its 3xx by at most those.
   const unanswered = r.requests.sent - (r['2xx'] + r['3xx'] + r['4xx'] + r['5xx']);
   console.log(
-    `clicks recorded: ${fmt(recorded)} rows, links.clicks +${fmt(counted)}; autocannon: ${fmt(r['3xx'])} 302s ` +
+    `clicks recorded: ${fmt(recorded)} rows, links.clicks +${fmt(counted)}, CLICKER events ${fmt(events)}; autocannon: ${fmt(r['3xx'])} 302s ` +
       `+ ${unanswered} sent but unanswered at its deadline`,
   );
-  if (recorded !== counted) console.log('MISMATCH: click rows and link counters disagree');
+  if (recorded !== counted || recorded !== events) {
+    console.log('MISMATCH: click rows, link counters and CLICKER events disagree');
+  }
   if (recorded < r['3xx'] || recorded > r['3xx'] + unanswered) {
     console.log('MISMATCH: recorded clicks do not match answered redirects');
   }

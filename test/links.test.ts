@@ -287,6 +287,38 @@ describeEachDialect('short links', (h) => {
     });
   });
 
+  it('concurrent clicks on one link, committed together, number their CLICKER events 1..n', async () => {
+    const a = await h().account({ credits: 100 });
+    const sent = await call(h().app, 'POST', '/send', {
+      token: a.token,
+      json: {
+        sms: {
+          message: { text: 'Go: <-short->', links: ['https://shop.example/go'] },
+          recipients: { gsm: [{ value: '33612345621', gsmsmsid: 'burst' }] },
+        },
+      },
+    });
+    const [message] = await h()
+      .deps.store.db.selectFrom('messages')
+      .select('text')
+      .where('campaign_id', '=', Number(sent.body.ticket))
+      .execute();
+    const path = new URL(message.text.match(/(https?:\/\/\S+)$/)![1]).pathname;
+    await get(port, path, { headers: { 'user-agent': browser } });
+    await Promise.all(
+      Array.from({ length: 5 }, () => get(port, path, { headers: { 'user-agent': browser } })),
+    );
+    const events = await h()
+      .deps.store.db.selectFrom('events')
+      .select('payload')
+      .where('account_id', '=', a.id)
+      .where('type', '=', 'CLICKER')
+      .execute();
+    const numbers = events.map((e) => JSON.parse(e.payload).clicks_on_link as number).sort((x, y) => x - y);
+    expect(numbers).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(await counterOf(path.slice(1))).toBe(6);
+  });
+
   it('a click stores its recipient, campaign, time from the clock, agent, referer and truncated IPv4', async () => {
     const { codes, campaignId, accountId } = await makeLinks(h(), 3);
     h().clock.set(Date.UTC(2026, 2, 14, 15, 9, 26));

@@ -10,12 +10,19 @@ export interface NewLink {
   long_url: string;
 }
 
-export interface LinkRow {
+export interface LinkTargetRow {
   id: number;
+  code: string;
   campaign_id: number;
   message_seq: number;
   account_id: number;
   long_url: string;
+  message_id: number | null;
+  gsmsmsid: string | null;
+  info1: string | null;
+  info2: string | null;
+  info3: string | null;
+  info4: string | null;
 }
 
 export interface NewClick {
@@ -50,37 +57,32 @@ export const linksRepo = {
   },
 
   /**
-   * What a CLICKER event tells of each clicked link, read after its counter was raised: its code and total
-   * clicks, the recipient's gsmsmsid and, for a list campaign, the contact's fields.
+   * The link behind a short code, with what a CLICKER event tells of it besides its counter: the
+   * recipient's gsmsmsid and, for a list campaign, the contact's fields (message_id is null for a link
+   * without a message). Codes are unique and global: the redirect is not scoped by account.
    */
-  clickContext(db: Executor, linkIds: number[]) {
+  async findTarget(db: Executor, code: string): Promise<LinkTargetRow | undefined> {
     return db
       .selectFrom('links as l')
-      .innerJoin('messages as m', (join) =>
+      .leftJoin('messages as m', (join) =>
         join.onRef('m.campaign_id', '=', 'l.campaign_id').onRef('m.seq', '=', 'l.message_seq'),
       )
       .leftJoin('contacts as c', 'c.id', 'm.contact_id')
       .select([
         'l.id',
         'l.code',
+        'l.campaign_id',
+        'l.message_seq',
+        'l.account_id',
         'l.long_url',
-        'l.clicks',
+        'm.id as message_id',
         'm.gsmsmsid',
         'c.info1',
         'c.info2',
         'c.info3',
         'c.info4',
       ])
-      .where('l.id', 'in', linkIds)
-      .execute();
-  },
-
-  /** The link behind a short code. Codes are unique and global: the redirect is not scoped by account. */
-  async findByCode(db: Executor, code: string): Promise<LinkRow | undefined> {
-    return db
-      .selectFrom('links')
-      .select(['id', 'campaign_id', 'message_seq', 'account_id', 'long_url'])
-      .where('code', '=', code)
+      .where('l.code', '=', code)
       .executeTakeFirst();
   },
 };
@@ -139,7 +141,8 @@ export function createClickStatements(db: Db) {
             'id',
             'in',
             Array.from({ length: ids }, (_, i) => input(i + 1)),
-          ),
+          )
+          .returning(['id', 'clicks']),
       );
       updates.set(ids, shape);
     }
@@ -162,16 +165,24 @@ export function createClickStatements(db: Db) {
       }
     },
 
-    /** Adds `by` to the click counter of each link in `linkIds` (duplicates are harmless: `in` matches a row once). */
-    async addClicks(tx: Executor, linkIds: number[], by: number): Promise<void> {
+    /**
+     * Adds `by` to the click counter of each link in `linkIds` (duplicates are harmless: `in` matches a row
+     * once) and returns the counters after the change, which CLICKER's clicks_on_link needs.
+     */
+    async addClicks(tx: Executor, linkIds: number[], by: number): Promise<{ id: number; clicks: number }[]> {
+      const counters: { id: number; clicks: number }[] = [];
       for (let i = 0; i < linkIds.length; i += maxIdsPerUpdate) {
         const ids = linkIds.slice(i, i + maxIdsPerUpdate);
         let size = 1;
         while (size < ids.length) size *= 2;
         const values: unknown[] = [by, ...ids];
         while (values.length < size + 1) values.push(ids[ids.length - 1]);
-        await tx.executeQuery(bindShape(updateShape(size), values));
+        const result = await tx.executeQuery<{ id: number; clicks: number }>(
+          bindShape(updateShape(size), values),
+        );
+        counters.push(...result.rows);
       }
+      return counters;
     },
   };
 }

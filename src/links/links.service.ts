@@ -24,6 +24,24 @@ export interface LinkTarget {
   longUrl: string;
   /** The long URL as a valid `Location` header value. */
   location: string;
+  code: string;
+  /** What the link's CLICKER events carry besides the counter; null for a link without a message. */
+  clicker: ClickerContext | null;
+}
+
+/** Fixed at send time (a message's gsmsmsid, its contact's fields), so read once with the link and cached. */
+export interface ClickerContext {
+  gsmsmsid: string;
+  info1: string;
+  info2: string;
+  info3: string;
+  info4: string;
+}
+
+/** A click on its way to the database, with the target it was made on (for its CLICKER event). */
+interface PendingClick {
+  row: NewClick;
+  target: LinkTarget;
 }
 
 /** One request for a short link, as the link server saw it. */
@@ -43,7 +61,8 @@ export const maxUserAgentLength = 512;
 export const maxRefererLength = 512;
 /**
  * Resolved links kept in memory, first in first out. A code's target never changes (codes are never
- * reused, links are never edited), so a cached entry cannot go stale and several processes can each keep
+ * reused, links are never edited), nor does its CLICKER context (gsmsmsid and contact fields are fixed
+ * when the campaign is sent), so a cached entry cannot go stale and several processes can each keep
  * their own cache without coordinating. About 100 MB in the worst case of long URLs; typically far less.
  */
 const maxCachedLinks = 100_000;
@@ -78,40 +97,38 @@ export function createLinksService(deps: {
    * One CLICKER event per click (API.md), numbered per link: with n clicks of one link in the group and its
    * counter now at `total`, they are clicks total-n+1 … total.
    */
-  async function clickerEvents(
-    tx: Executor,
-    clicks: NewClick[],
+  function clickerEvents(
+    clicks: PendingClick[],
     perLink: Map<number, number>,
-  ): Promise<NewEvent[]> {
-    const context = new Map(
-      (await linksRepo.clickContext(tx, [...perLink.keys()])).map((row) => [row.id, row]),
-    );
+    totals: Map<number, number>,
+  ): NewEvent[] {
     const seen = new Map<number, number>();
     const events: NewEvent[] = [];
-    for (const click of clicks) {
-      const link = context.get(click.link_id);
-      if (!link) continue;
-      const nth = (seen.get(click.link_id) ?? 0) + 1;
-      seen.set(click.link_id, nth);
-      const { brand, model, os } = deviceOf(click.user_agent);
+    for (const { row, target } of clicks) {
+      const context = target.clicker;
+      const total = totals.get(row.link_id);
+      if (!context || total === undefined) continue;
+      const nth = (seen.get(row.link_id) ?? 0) + 1;
+      seen.set(row.link_id, nth);
+      const { brand, model, os } = deviceOf(row.user_agent);
       const payload = {
-        campaign_id: String(click.campaign_id),
-        gsmsid: link.gsmsmsid ?? '',
-        date: wallTime(click.clicked_at),
-        long_url: link.long_url,
-        short_url: `${baseUrl}/${link.code}`,
+        campaign_id: String(row.campaign_id),
+        gsmsid: context.gsmsmsid,
+        date: wallTime(row.clicked_at),
+        long_url: target.longUrl,
+        short_url: `${baseUrl}/${target.code}`,
         brand,
         model,
         os,
-        info1: link.info1 ?? '',
-        info2: link.info2 ?? '',
-        info3: link.info3 ?? '',
-        info4: link.info4 ?? '',
-        clicks_on_link: link.clicks - perLink.get(click.link_id)! + nth,
+        info1: context.info1,
+        info2: context.info2,
+        info3: context.info3,
+        info4: context.info4,
+        clicks_on_link: total - perLink.get(row.link_id)! + nth,
       };
       events.push({
-        account_id: click.account_id,
-        campaign_id: click.campaign_id,
+        account_id: row.account_id,
+        campaign_id: row.campaign_id,
         type: 'CLICKER',
         payload: JSON.stringify(payload),
       });
@@ -136,9 +153,10 @@ export function createLinksService(deps: {
    * so that concurrent processes on PostgreSQL lock rows in the same order, and the clicks' CLICKER events
    * in the same transaction (transactional outbox).
    */
-  async function persist(clicks: NewClick[]): Promise<void> {
+  async function persist(clicks: PendingClick[]): Promise<void> {
+    const rows = clicks.map((click) => click.row);
     const perLink = new Map<number, number>();
-    for (const click of clicks) perLink.set(click.link_id, (perLink.get(click.link_id) ?? 0) + 1);
+    for (const row of rows) perLink.set(row.link_id, (perLink.get(row.link_id) ?? 0) + 1);
     const idsByCount = new Map<number, number[]>();
     for (const id of [...perLink.keys()].sort((a, b) => a - b)) {
       const by = perLink.get(id)!;
@@ -149,9 +167,13 @@ export function createLinksService(deps: {
     for (let attempt = 1; ; attempt++) {
       try {
         await db.transaction().execute(async (tx) => {
-          await clickStatements.insertClicks(tx, clicks);
-          for (const [by, ids] of idsByCount) await clickStatements.addClicks(tx, ids, by);
-          await appendEvents(tx, await clickerEvents(tx, clicks, perLink), clock.now());
+          await clickStatements.insertClicks(tx, rows);
+          const totals = new Map<number, number>();
+          for (const [by, ids] of idsByCount) {
+            for (const counter of await clickStatements.addClicks(tx, ids, by))
+              totals.set(counter.id, counter.clicks);
+          }
+          await appendEvents(tx, clickerEvents(clicks, perLink, totals), clock.now());
         });
         return;
       } catch (error) {
@@ -160,7 +182,7 @@ export function createLinksService(deps: {
     }
   }
 
-  const recorder = new GroupCommit<NewClick>(
+  const recorder = new GroupCommit<PendingClick>(
     persist,
     (error, clicks) => logger.error({ err: error, clicks: clicks.length }, 'clicks lost: recording failed'),
     maxClicksPerTransaction,
@@ -200,7 +222,7 @@ export function createLinksService(deps: {
       const hit = cache.get(code);
       if (hit) return hit;
       if (!isShortCode(code, codeLength)) return undefined;
-      const row = await linksRepo.findByCode(db, code);
+      const row = await linksRepo.findTarget(db, code);
       if (!row) return undefined;
       const target: LinkTarget = {
         id: row.id,
@@ -209,6 +231,17 @@ export function createLinksService(deps: {
         messageSeq: row.message_seq,
         longUrl: row.long_url,
         location: locationOf(row.long_url),
+        code: row.code,
+        clicker:
+          row.message_id === null
+            ? null
+            : {
+                gsmsmsid: row.gsmsmsid ?? '',
+                info1: row.info1 ?? '',
+                info2: row.info2 ?? '',
+                info3: row.info3 ?? '',
+                info4: row.info4 ?? '',
+              },
       };
       remember(code, target);
       return target;
@@ -224,14 +257,17 @@ export function createLinksService(deps: {
       if (visit.head || isPreviewRequest(visit.headers)) return ignored;
       const { headers } = visit;
       const written = recorder.add({
-        link_id: target.id,
-        campaign_id: target.campaignId,
-        account_id: target.accountId,
-        message_seq: target.messageSeq,
-        clicked_at: clock.now(),
-        user_agent: truncate(headers['user-agent'], maxUserAgentLength),
-        referer: truncate(headers.referer, maxRefererLength),
-        ip: truncateIp(visit.address),
+        row: {
+          link_id: target.id,
+          campaign_id: target.campaignId,
+          account_id: target.accountId,
+          message_seq: target.messageSeq,
+          clicked_at: clock.now(),
+          user_agent: truncate(headers['user-agent'], maxUserAgentLength),
+          referer: truncate(headers.referer, maxRefererLength),
+          ip: truncateIp(visit.address),
+        },
+        target,
       });
       return written.then((ok) => (ok ? 'counted' : 'lost'));
     },
