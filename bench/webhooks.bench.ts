@@ -13,9 +13,8 @@ import { performance } from 'node:perf_hooks';
 import pino from 'pino';
 import type { AuthContext } from '../src/accounts/accounts.service.ts';
 import { loadConfig } from '../src/config.ts';
-import { createDeps, webhookAhead } from '../src/deps.ts';
-import { createDispatcher } from '../src/webhooks/dispatcher.ts';
-import { createHttpSender } from '../src/webhooks/http-sender.ts';
+import { createDeps } from '../src/deps.ts';
+import { dispatcherFromConfig } from '../src/webhooks/dispatcher-from-config.ts';
 
 const total = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 20_000);
 
@@ -135,26 +134,7 @@ async function measure(label: string, webhookCount: number): Promise<void> {
       await db.insertInto('events').values(rows).execute();
     }
 
-    const dispatcher = createDispatcher({
-      deliveries: deps.services.webhookDeliveries,
-      sender: createHttpSender({
-        guard: deps.urlGuard,
-        connectTimeoutMs: config.WEBHOOK_CONNECT_TIMEOUT_MS,
-        requestTimeoutMs: config.WEBHOOK_TIMEOUT_MS,
-        maxResponseBytes: 64 * 1024,
-      }),
-      clock: deps.clock,
-      log: deps.logger,
-      options: {
-        pollMs: config.WORKER_POLL_MS,
-        fanOutBatch: 1000,
-        maxClaimed: config.WEBHOOK_CONCURRENCY,
-        perWebhookInFlight: config.WEBHOOK_CONCURRENCY_PER_WEBHOOK,
-        perWebhookAhead: webhookAhead(config),
-        sweepMs: 5000,
-        stopGraceMs: 2000,
-      },
-    });
+    const dispatcher = dispatcherFromConfig(deps);
     // Done when no event waits for fan-out and no delivery is pending or being sent: each check reads a
     // small partial index, so polling costs the dispatcher nothing measurable.
     const done = async () => {

@@ -5,10 +5,9 @@ import { createSmtpMailer } from '../accounts/mailer.ts';
 import { nextOpening, parseSendingWindow } from '../campaigns/sending-window.ts';
 import { createDeliveryWorker } from '../delivery/delivery-worker.ts';
 import { createTransport } from '../delivery/transports.ts';
-import { type Deps, webhookAhead } from '../deps.ts';
+import type { Deps } from '../deps.ts';
 import { closeLinkServer, createLinkServer } from '../links/link-server.ts';
-import { createDispatcher } from '../webhooks/dispatcher.ts';
-import { createHttpSender } from '../webhooks/http-sender.ts';
+import { dispatcherFromConfig } from '../webhooks/dispatcher-from-config.ts';
 import { buildApp } from './app.ts';
 
 export { createLinkServer };
@@ -70,26 +69,7 @@ export async function startServers(deps: Deps): Promise<Running> {
     // Stopped first: in-flight submits finish and are recorded before the servers close.
     stops.unshift(() => worker.stop());
 
-    const dispatcher = createDispatcher({
-      deliveries: deps.services.webhookDeliveries,
-      sender: createHttpSender({
-        guard: deps.urlGuard,
-        connectTimeoutMs: config.WEBHOOK_CONNECT_TIMEOUT_MS,
-        requestTimeoutMs: config.WEBHOOK_TIMEOUT_MS,
-        maxResponseBytes: 64 * 1024,
-      }),
-      clock: deps.clock,
-      log: logger,
-      options: {
-        pollMs: config.WORKER_POLL_MS,
-        fanOutBatch: 1000,
-        maxClaimed: config.WEBHOOK_CONCURRENCY,
-        perWebhookInFlight: config.WEBHOOK_CONCURRENCY_PER_WEBHOOK,
-        perWebhookAhead: webhookAhead(config),
-        sweepMs: 5000,
-        stopGraceMs: 2000,
-      },
-    });
+    const dispatcher = dispatcherFromConfig(deps);
     dispatcher.start();
     logger.info({}, 'webhook dispatcher started');
     // Stopped after the delivery worker, whose last receipts may still write events.
