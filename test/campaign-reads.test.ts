@@ -11,6 +11,7 @@ import {
   type TestAccount,
 } from './helpers/harness.ts';
 import { waitFor } from './helpers/wait.ts';
+import { asXmlWouldSay } from './helpers/xml.ts';
 
 const quiet = { info() {}, warn() {}, error() {} };
 const browser = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148';
@@ -70,20 +71,6 @@ const messageStates = (h: Harness, ticket: string) =>
 
 const allFinal = (h: Harness, ticket: string) => async () =>
   (await messageStates(h, ticket)).every((m) => ['delivered', 'failed', 'expired'].includes(m.state));
-
-/** What a JSON answer reads as once written as XML: every leaf a string, null empty, empty arrays absent. */
-function asXmlWouldSay(value: unknown): unknown {
-  if (value === null || value === undefined) return '';
-  if (Array.isArray(value)) return value.map(asXmlWouldSay);
-  if (typeof value === 'object') {
-    return Object.fromEntries(
-      Object.entries(value)
-        .filter(([, v]) => !(Array.isArray(v) && v.length === 0))
-        .map(([k, v]) => [k, asXmlWouldSay(v)]),
-    );
-  }
-  return String(value);
-}
 
 describeEachDialect('campaign reads', (h) => {
   const workers: DeliveryWorker[] = [];

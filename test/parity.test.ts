@@ -1,23 +1,7 @@
 // Every endpoint answers the same fields in JSON and in XML, and reads the same request in either format.
 import { expect, it } from 'vitest';
 import { type CallResult, call, describeEachDialect } from './helpers/harness.ts';
-
-/**
- * What a JSON answer looks like once written as XML and read back: every leaf a string, null empty,
- * and an empty array absent (arrays are repeated elements, so none repeated is no element).
- */
-function asXmlWouldSay(value: unknown): unknown {
-  if (value === null || value === undefined) return '';
-  if (Array.isArray(value)) return value.map(asXmlWouldSay);
-  if (typeof value === 'object') {
-    return Object.fromEntries(
-      Object.entries(value)
-        .filter(([, v]) => !(Array.isArray(v) && v.length === 0))
-        .map(([k, v]) => [k, asXmlWouldSay(v)]),
-    );
-  }
-  return String(value);
-}
+import { asXmlWouldSay } from './helpers/xml.ts';
 
 /** Drops fields that differ by nature between two calls (fresh secrets and ids). */
 function stable(body: unknown, volatile: string[]): unknown {
