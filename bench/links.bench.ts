@@ -4,7 +4,8 @@
 //
 // Pigeon's server runs on a temporary SQLite file holding one campaign of 10,000 recipients sent through
 // POST /send (one link each), and records every request as a click (a browser user agent), so the figure
-// includes the click writes: the click row, the link's counter and the CLICKER event.
+// includes the click writes: the click row before each 302, and the click folder running beside the server
+// as in production (the link's counter, the click's number and its CLICKER event).
 //
 // How the load is shaped, and why:
 // - Clicks must spread over the links as a campaign's recipients' do. One autocannon with a per-request
@@ -17,8 +18,9 @@
 // - Rates are counted by the server over a window inside the load (after autocannon's start-up), from a
 //   'request' listener present on both servers.
 import { type ChildProcess, fork } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import inspector from 'node:inspector';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -50,9 +52,14 @@ interface Stats {
   clickRows: number;
   counterSum: number;
   clickerEvents: number;
+  /** Clicks stored but not folded yet (counter and CLICKER event still to come). */
+  unfolded: number;
   cpuMs: number;
   /** Event-loop busy time: JavaScript plus synchronous SQLite work, including its I/O waits. */
   busyMs: number;
+  /** Write system calls and bytes written so far (sockets and files), from /proc/self/io. */
+  writeCalls: number;
+  writeBytes: number;
 }
 type ChildMessage = Ready | Stats;
 
@@ -73,12 +80,23 @@ const sleep = (seconds: number) => new Promise((resolve) => setTimeout(resolve, 
 // autocannon is CommonJS without types: loaded through require, with the few fields used here typed above.
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
+/** Write system calls and bytes of this process (Linux); zeros elsewhere. */
+function processWrites(): { writeCalls: number; writeBytes: number } {
+  try {
+    const io = readFileSync('/proc/self/io', 'utf8');
+    const field = (name: string) => Number(io.match(new RegExp(`^${name}: (\\d+)`, 'm'))?.[1] ?? 0);
+    return { writeCalls: field('syscw'), writeBytes: field('wchar') };
+  } catch {
+    return { writeCalls: 0, writeBytes: 0 };
+  }
+}
+
 /** The child's side: one server, listening on a loopback port, answering the parent's messages. */
 async function child(mode: string): Promise<void> {
   const cpuStart = process.cpuUsage();
   let server: Server;
   let codes: string[];
-  let database = async () => ({ clickRows: 0, counterSum: 0, clickerEvents: 0 });
+  let database = async () => ({ clickRows: 0, counterSum: 0, clickerEvents: 0, unfolded: 0 });
   let cleanup: () => Promise<void> = async () => {};
 
   if (mode === 'bare') {
@@ -93,6 +111,7 @@ async function child(mode: string): Promise<void> {
     const { createDeps } = await import('../src/deps.ts');
     const { createLinkServer } = await import('../src/http/server.ts');
     const { closeLinkServer } = await import('../src/links/link-server.ts');
+    const { createClickFolder } = await import('../src/links/click-folder.ts');
     const dir = mkdtempSync(join(tmpdir(), 'pigeon-links-bench-'));
     const deps = await createDeps(loadConfig({ DATABASE_URL: join(dir, 'pigeon.db'), LOG_LEVEL: 'warn' }));
     // A real campaign through POST /send, so every click has a message (gsmsmsid) and writes its CLICKER
@@ -140,6 +159,18 @@ async function child(mode: string): Promise<void> {
       await sql.raw(statement).execute(deps.store.db);
     }
     server = createLinkServer(deps);
+    // As startServers runs it beside the link server.
+    // BENCH_FOLD_DELAY_MS, BENCH_FOLD_BATCH and BENCH_FOLD_POLL_MS try other fold settings than the defaults.
+    const folder = createClickFolder({
+      links,
+      log: deps.logger,
+      options: {
+        ...(process.env.BENCH_FOLD_DELAY_MS ? { delayMs: Number(process.env.BENCH_FOLD_DELAY_MS) } : {}),
+        ...(process.env.BENCH_FOLD_BATCH ? { batchSize: Number(process.env.BENCH_FOLD_BATCH) } : {}),
+        ...(process.env.BENCH_FOLD_POLL_MS ? { pollMs: Number(process.env.BENCH_FOLD_POLL_MS) } : {}),
+      },
+    });
+    folder.start();
     const db = deps.store.db;
     database = async () => {
       const rows = await db
@@ -155,10 +186,21 @@ async function child(mode: string): Promise<void> {
         .select((eb) => eb.fn.countAll<number>().as('n'))
         .where('type', '=', 'CLICKER')
         .executeTakeFirstOrThrow();
-      return { clickRows: Number(rows.n), counterSum: Number(sum.n), clickerEvents: Number(events.n) };
+      const unfolded = await db
+        .selectFrom('clicks')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('id', '>', (eb) => eb.selectFrom('cursors').select('position').where('name', '=', 'clicks'))
+        .executeTakeFirstOrThrow();
+      return {
+        clickRows: Number(rows.n),
+        counterSum: Number(sum.n),
+        clickerEvents: Number(events.n),
+        unfolded: Number(unfolded.n),
+      };
     };
     cleanup = async () => {
       await closeLinkServer(server, links);
+      await folder.stop();
       await deps.close();
       rmSync(dir, { recursive: true, force: true });
     };
@@ -169,7 +211,25 @@ async function child(mode: string): Promise<void> {
     requests++;
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  // BENCH_LINKS_PROFILE=dir writes a CPU profile of each server over the counting window only.
+  const profileDir = process.env.BENCH_LINKS_PROFILE;
+  const profiler = profileDir ? new inspector.Session() : undefined;
+  const post = (method: string) =>
+    new Promise<unknown>((resolve, reject) =>
+      profiler!.post(method, (error, result) => (error ? reject(error) : resolve(result))),
+    );
   process.on('message', async (message: string) => {
+    if (message === 'profile-start' && profiler) {
+      profiler.connect();
+      await post('Profiler.enable');
+      await post('Profiler.start');
+    }
+    if (message === 'profile-stop' && profiler) {
+      const { profile } = (await post('Profiler.stop')) as { profile: unknown };
+      mkdirSync(profileDir!, { recursive: true });
+      writeFileSync(join(profileDir!, `${mode}-${process.pid}.cpuprofile`), JSON.stringify(profile));
+      profiler.disconnect();
+    }
     if (message === 'stats') {
       const cpu = process.cpuUsage(cpuStart);
       const stats: Stats = {
@@ -178,6 +238,7 @@ async function child(mode: string): Promise<void> {
         atMs: performance.now(),
         cpuMs: (cpu.user + cpu.system) / 1000,
         busyMs: performance.eventLoopUtilization().active,
+        ...processWrites(),
         ...(await database()),
       };
       process.send?.(stats);
@@ -221,6 +282,11 @@ class Child {
     ]);
   }
 
+  /** A message the child answers with nothing. */
+  send(message: string): void {
+    this.process.send(message);
+  }
+
   async stats(): Promise<Stats> {
     this.process.send('stats');
     return (await this.next()) as Stats;
@@ -228,14 +294,16 @@ class Child {
 
   /**
    * Stats once the server has answered everything: when autocannon stops, up to one request per
-   * connection is still being served (and its click recorded), so wait until the count stops moving.
+   * connection is still being served (and its click recorded), so wait until the count stops moving and
+   * every stored click is folded.
    */
   async settledStats(): Promise<Stats> {
     let last = await this.stats();
     for (;;) {
       await sleep(0.2);
       const now = await this.stats();
-      if (now.requests === last.requests && now.clickRows === last.clickRows) return now;
+      if (now.requests === last.requests && now.clickRows === last.clickRows && now.unfolded === 0)
+        return now;
       last = now;
     }
   }
@@ -292,6 +360,9 @@ interface Measured {
   serverBusy: number;
   /** Event-loop busy time per request: what one request costs the server, whichever side was the limit. */
   busyUsPerRequest: number;
+  /** Write system calls and bytes per request: the 302 itself, plus the database's pages for Pigeon. */
+  writeCallsPerRequest: number;
+  writeBytesPerRequest: number;
   before: Stats;
   after: Stats;
 }
@@ -303,9 +374,13 @@ async function measure(mode: 'bare' | 'pigeon', shape: Shape): Promise<Measured>
     const before = await child.settledStats();
     const running = load(ready.port, ready.codes, durationSeconds + 2 * marginSeconds, shape);
     await sleep(marginSeconds);
+    child.send('profile-start');
     const windowStart = await child.stats();
     await sleep(durationSeconds);
     const windowEnd = await child.stats();
+    child.send('profile-stop');
+    if (mode === 'pigeon')
+      console.log(`  clicks stored but not folded yet at the window's end: ${fmt(windowEnd.unfolded)}`);
     const result = await running;
     const after = await child.settledStats();
     const windowMs = windowEnd.atMs - windowStart.atMs;
@@ -317,6 +392,8 @@ async function measure(mode: 'bare' | 'pigeon', shape: Shape): Promise<Measured>
       serverCpu: (windowEnd.cpuMs - windowStart.cpuMs) / windowMs,
       serverBusy: busyMs / windowMs,
       busyUsPerRequest: (busyMs * 1000) / requests,
+      writeCallsPerRequest: (windowEnd.writeCalls - windowStart.writeCalls) / requests,
+      writeBytesPerRequest: (windowEnd.writeBytes - windowStart.writeBytes) / requests,
       before,
       after,
     };
@@ -332,7 +409,7 @@ function line(label: string, m: Measured): string {
   return (
     `${label.padEnd(34)} ${fmt(m.rps).padStart(7)} req/s  p50 ${r.latency.p50} ms  p99 ${r.latency.p99} ms  ` +
     `server loop busy ${(m.serverBusy * 100).toFixed(0)}% (${m.busyUsPerRequest.toFixed(1)} µs/req), ` +
-    `CPU ${(m.serverCpu * 100).toFixed(0)}%  errors ${r.errors + r.timeouts}  non-3xx ${r['2xx'] + r['4xx'] + r['5xx']}`
+    `CPU ${(m.serverCpu * 100).toFixed(0)}%, ${m.writeCallsPerRequest.toFixed(2)} writes / ${fmt(m.writeBytesPerRequest)} B per req  errors ${r.errors + r.timeouts}  non-3xx ${r['2xx'] + r['4xx'] + r['5xx']}`
   );
 }
 

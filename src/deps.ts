@@ -87,6 +87,7 @@ export async function createDeps(
   });
   const links = createLinksService({
     db,
+    dialect: store.dialect,
     clock,
     logger,
     baseUrl: config.LINK_BASE_URL,

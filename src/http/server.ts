@@ -6,6 +6,7 @@ import { nextOpening, parseSendingWindow } from '../campaigns/sending-window.ts'
 import { createDeliveryWorker } from '../delivery/delivery-worker.ts';
 import { createTransport } from '../delivery/transports.ts';
 import type { Deps } from '../deps.ts';
+import { createClickFolder } from '../links/click-folder.ts';
 import { closeLinkServer, createLinkServer } from '../links/link-server.ts';
 import { dispatcherFromConfig } from '../webhooks/dispatcher-from-config.ts';
 import { buildApp } from './app.ts';
@@ -41,6 +42,10 @@ export async function startServers(deps: Deps): Promise<Running> {
     linkUrl = `http://${config.LINK_HOST.includes(':') ? `[${config.LINK_HOST}]` : config.LINK_HOST}:${port}`;
     logger.info({ url: linkUrl, baseUrl: config.LINK_BASE_URL }, 'link server listening');
     stops.push(() => closeLinkServer(linkServer, deps.services.links));
+    // Beside the link server whose clicks it folds; stopped after it, so its last clicks are folded too.
+    const folder = createClickFolder({ links: deps.services.links, log: logger });
+    folder.start();
+    stops.push(() => folder.stop());
   }
   if (config.ROLE !== 'api') {
     const marketingWindow = parseSendingWindow({

@@ -1,5 +1,6 @@
+import { sql } from 'kysely';
 import { insertRows } from '../store/bulk-insert.ts';
-import type { Db, Executor } from '../store/db.ts';
+import type { Db, DialectName, Executor } from '../store/db.ts';
 import { bindShape, compileShape, type QueryShape } from './query-shape.ts';
 
 export interface NewLink {
@@ -36,6 +37,19 @@ export interface NewClick {
   ip: string | null;
 }
 
+/** A stored click as the fold reads it: what the counter and the CLICKER event need. */
+export interface StoredClick {
+  id: number;
+  link_id: number;
+  campaign_id: number;
+  account_id: number;
+  clicked_at: number;
+  user_agent: string | null;
+}
+
+/** Links per target lookup. */
+const maxIdsPerLookup = 500;
+
 /** Rows per INSERT: 6 columns each, far below SQLite's 32,766 bound parameters. */
 const insertBatch = 1000;
 
@@ -62,30 +76,115 @@ export const linksRepo = {
    * without a message). Codes are unique and global: the redirect is not scoped by account.
    */
   async findTarget(db: Executor, code: string): Promise<LinkTargetRow | undefined> {
+    return targets(db).where('l.code', '=', code).executeTakeFirst();
+  },
+
+  /** The same, for links by id (the fold's links that this process has not resolved yet). */
+  async findTargetsById(db: Executor, ids: number[]): Promise<LinkTargetRow[]> {
+    const rows: LinkTargetRow[] = [];
+    for (let i = 0; i < ids.length; i += maxIdsPerLookup) {
+      rows.push(
+        ...(await targets(db)
+          .where('l.id', 'in', ids.slice(i, i + maxIdsPerLookup))
+          .execute()),
+      );
+    }
+    return rows;
+  },
+
+  /**
+   * An id such that every click up to it is committed (or rolled back for good): the fold never reads
+   * past it, so it never steps over a click that commits later with a smaller id. SQLite has one writer,
+   * so that is simply the largest id. PostgreSQL draws ids when inserts run but commits them in any
+   * order: a SHARE lock waits for the transactions inserting clicks to end (and holds new ones back for
+   * that long only, at most `lock_timeout`; the fold then tries again later), and the largest id then is
+   * safe. Without the lock when nothing past `after` is stored.
+   */
+  async clickHorizon(db: Db, dialect: DialectName, after: number): Promise<number> {
+    const largest = async (q: Executor) =>
+      Number(
+        (
+          await q
+            .selectFrom('clicks')
+            .select((eb) => eb.fn.max('id').as('id'))
+            .executeTakeFirst()
+        )?.id ?? 0,
+      );
+    const seen = await largest(db);
+    if (dialect !== 'postgres' || seen <= after) return seen;
+    try {
+      return await db.transaction().execute(async (tx) => {
+        await sql`set local lock_timeout = '100ms'`.execute(tx);
+        await sql`lock table clicks in share mode`.execute(tx);
+        return largest(tx);
+      });
+    } catch (error) {
+      // lock_not_available: a long insert holds the table; fold up to where it was, later.
+      if ((error as { code?: unknown }).code === '55P03') return after;
+      throw error;
+    }
+  },
+
+  /** The last click id the fold has handled. */
+  async foldCursor(db: Executor): Promise<number> {
+    const row = await db
+      .selectFrom('cursors')
+      .select('position')
+      .where('name', '=', 'clicks')
+      .executeTakeFirstOrThrow();
+    return row.position;
+  },
+
+  /**
+   * The fold's turn: its cursor, locked for this transaction, or undefined while another process folds
+   * (PostgreSQL: the row is locked, skipped rather than waited for; it will fold these clicks anyway).
+   * SQLite has one writer, so its write transaction is the turn.
+   */
+  async takeFoldCursor(tx: Executor, dialect: DialectName): Promise<number | undefined> {
+    let query = tx.selectFrom('cursors').select('position').where('name', '=', 'clicks');
+    if (dialect === 'postgres') query = query.forUpdate().skipLocked();
+    return (await query.executeTakeFirst())?.position;
+  },
+
+  async moveFoldCursor(db: Executor, position: number): Promise<void> {
+    await db.updateTable('cursors').set({ position }).where('name', '=', 'clicks').execute();
+  },
+
+  /** Up to `limit` clicks with `after` < id <= `through`, in click order. */
+  async clicksBetween(db: Executor, after: number, through: number, limit: number): Promise<StoredClick[]> {
     return db
-      .selectFrom('links as l')
-      .leftJoin('messages as m', (join) =>
-        join.onRef('m.campaign_id', '=', 'l.campaign_id').onRef('m.seq', '=', 'l.message_seq'),
-      )
-      .leftJoin('contacts as c', 'c.id', 'm.contact_id')
-      .select([
-        'l.id',
-        'l.code',
-        'l.campaign_id',
-        'l.message_seq',
-        'l.account_id',
-        'l.long_url',
-        'm.id as message_id',
-        'm.gsmsmsid',
-        'c.info1',
-        'c.info2',
-        'c.info3',
-        'c.info4',
-      ])
-      .where('l.code', '=', code)
-      .executeTakeFirst();
+      .selectFrom('clicks')
+      .select(['id', 'link_id', 'campaign_id', 'account_id', 'clicked_at', 'user_agent'])
+      .where('id', '>', after)
+      .where('id', '<=', through)
+      .orderBy('id')
+      .limit(limit)
+      .execute();
   },
 };
+
+function targets(db: Executor) {
+  return db
+    .selectFrom('links as l')
+    .leftJoin('messages as m', (join) =>
+      join.onRef('m.campaign_id', '=', 'l.campaign_id').onRef('m.seq', '=', 'l.message_seq'),
+    )
+    .leftJoin('contacts as c', 'c.id', 'm.contact_id')
+    .select([
+      'l.id',
+      'l.code',
+      'l.campaign_id',
+      'l.message_seq',
+      'l.account_id',
+      'l.long_url',
+      'm.id as message_id',
+      'm.gsmsmsid',
+      'c.info1',
+      'c.info2',
+      'c.info3',
+      'c.info4',
+    ]);
+}
 
 const clickColumns = [
   'link_id',

@@ -4,11 +4,19 @@ import { DateTime } from 'luxon';
 import type { Logger } from 'pino';
 import type { Clock } from '../shared/clock.ts';
 import { GroupCommit } from '../shared/group-commit.ts';
-import type { Db, Executor } from '../store/db.ts';
+import type { Db, DialectName, Executor } from '../store/db.ts';
 import { appendEvents, type NewEvent } from '../store/outbox.ts';
+import { type ClickerTemplate, clickerPayload, clickerTemplate } from './clicker-payload.ts';
 import { truncateIp } from './client-ip.ts';
 import { deviceOf } from './device.ts';
-import { createClickStatements, linksRepo, type NewClick, type NewLink } from './links.repo.ts';
+import {
+  createClickStatements,
+  type LinkTargetRow,
+  linksRepo,
+  type NewClick,
+  type NewLink,
+  type StoredClick,
+} from './links.repo.ts';
 import { locationOf } from './location.ts';
 import { isPreviewRequest } from './preview-fetchers.ts';
 import { isShortCode, newShortCodes } from './short-code.ts';
@@ -25,23 +33,11 @@ export interface LinkTarget {
   /** The long URL as a valid `Location` header value. */
   location: string;
   code: string;
-  /** What the link's CLICKER events carry besides the counter; null for a link without a message. */
-  clicker: ClickerContext | null;
-}
-
-/** Fixed at send time (a message's gsmsmsid, its contact's fields), so read once with the link and cached. */
-export interface ClickerContext {
-  gsmsmsid: string;
-  info1: string;
-  info2: string;
-  info3: string;
-  info4: string;
-}
-
-/** A click on its way to the database, with the target it was made on (for its CLICKER event). */
-interface PendingClick {
-  row: NewClick;
-  target: LinkTarget;
+  /**
+   * The link's CLICKER payload around what changes per click, or null for a link without a message. Fixed
+   * at send time (the message's gsmsmsid, its contact's fields), so built once with the link and cached.
+   */
+  clicker: ClickerTemplate | null;
 }
 
 /** One request for a short link, as the link server saw it. */
@@ -77,11 +73,48 @@ const isTransient = (error: unknown): boolean => {
   return code === '40P01' || code === '40001' || code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_SNAPSHOT';
 };
 
+/** Runs `write` again once if it fails on a transient conflict. */
+async function withRetry<T>(write: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (error) {
+      if (attempt >= 2 || !isTransient(error)) throw error;
+    }
+  }
+}
+
 const truncate = (value: string | undefined, max: number): string | null =>
   value === undefined || value === '' ? null : value.length > max ? value.slice(0, max) : value;
 
+function targetOf(row: LinkTargetRow, baseUrl: string): LinkTarget {
+  return {
+    id: row.id,
+    campaignId: row.campaign_id,
+    accountId: row.account_id,
+    messageSeq: row.message_seq,
+    longUrl: row.long_url,
+    location: locationOf(row.long_url),
+    code: row.code,
+    clicker:
+      row.message_id === null
+        ? null
+        : clickerTemplate({
+            campaignId: row.campaign_id,
+            gsmsmsid: row.gsmsmsid ?? '',
+            longUrl: row.long_url,
+            shortUrl: `${baseUrl}/${row.code}`,
+            info1: row.info1 ?? '',
+            info2: row.info2 ?? '',
+            info3: row.info3 ?? '',
+            info4: row.info4 ?? '',
+          }),
+  };
+}
+
 export function createLinksService(deps: {
   db: Db;
+  dialect: DialectName;
   clock: Clock;
   logger: Pick<Logger, 'error'>;
   baseUrl: string;
@@ -89,52 +122,11 @@ export function createLinksService(deps: {
   /** Zone of the CLICKER event's date. */
   timezone: string;
 }) {
-  const { db, clock, logger, baseUrl, codeLength, timezone } = deps;
+  const { db, dialect, clock, logger, baseUrl, codeLength, timezone } = deps;
   const cache = new Map<string, LinkTarget>();
+  const cacheById = new Map<number, LinkTarget>();
+  const listeners = new Set<() => void>();
   const clickStatements = createClickStatements(db);
-
-  /**
-   * One CLICKER event per click (API.md), numbered per link: with n clicks of one link in the group and its
-   * counter now at `total`, they are clicks total-n+1 … total.
-   */
-  function clickerEvents(
-    clicks: PendingClick[],
-    perLink: Map<number, number>,
-    totals: Map<number, number>,
-  ): NewEvent[] {
-    const seen = new Map<number, number>();
-    const events: NewEvent[] = [];
-    for (const { row, target } of clicks) {
-      const context = target.clicker;
-      const total = totals.get(row.link_id);
-      if (!context || total === undefined) continue;
-      const nth = (seen.get(row.link_id) ?? 0) + 1;
-      seen.set(row.link_id, nth);
-      const { brand, model, os } = deviceOf(row.user_agent);
-      const payload = {
-        campaign_id: String(row.campaign_id),
-        gsmsid: context.gsmsmsid,
-        date: wallTime(row.clicked_at),
-        long_url: target.longUrl,
-        short_url: `${baseUrl}/${target.code}`,
-        brand,
-        model,
-        os,
-        info1: context.info1,
-        info2: context.info2,
-        info3: context.info3,
-        info4: context.info4,
-        clicks_on_link: total - perLink.get(row.link_id)! + nth,
-      };
-      events.push({
-        account_id: row.account_id,
-        campaign_id: row.campaign_id,
-        type: 'CLICKER',
-        payload: JSON.stringify(payload),
-      });
-    }
-    return events;
-  }
 
   // CLICKER dates are `Y-m-d H:i:s` on the wall clock of the configured zone; formatted once per second.
   let lastSecond = Number.NaN;
@@ -148,15 +140,58 @@ export function createLinksService(deps: {
     return lastWallTime;
   }
 
+  /** The CLICKER event of a click (API.md), or null for a link without a message (nobody to report). */
+  function clickerEvent(click: StoredClick, target: LinkTarget, nth: number): NewEvent | null {
+    if (!target.clicker) return null;
+    return {
+      account_id: click.account_id,
+      campaign_id: click.campaign_id,
+      type: 'CLICKER',
+      payload: clickerPayload(target.clicker, wallTime(click.clicked_at), deviceOf(click.user_agent), nth),
+    };
+  }
+
+  /** The redirect's write: the click rows only, appended. Counting them is the fold's work. */
+  async function persist(clicks: NewClick[]): Promise<void> {
+    await withRetry(() => db.transaction().execute((tx) => clickStatements.insertClicks(tx, clicks)));
+    for (const listener of listeners) listener();
+  }
+
+  /** Targets of the given links: this process's cache first, the database for the rest. */
+  async function targetsById(tx: Executor, ids: Iterable<number>): Promise<Map<number, LinkTarget>> {
+    const found = new Map<number, LinkTarget>();
+    const missing: number[] = [];
+    for (const id of ids) {
+      const hit = cacheById.get(id);
+      if (hit) found.set(id, hit);
+      else missing.push(id);
+    }
+    if (missing.length > 0) {
+      for (const row of await linksRepo.findTargetsById(tx, missing)) {
+        const target = targetOf(row, baseUrl);
+        remember(target);
+        found.set(target.id, target);
+      }
+    }
+    return found;
+  }
+
   /**
-   * One transaction per group of clicks: the rows, then the per-link counters, in ascending link id order
-   * so that concurrent processes on PostgreSQL lock rows in the same order, and the clicks' CLICKER events
-   * in the same transaction (transactional outbox).
+   * One fold: up to `limit` clicks past the cursor (and not past `horizon`, see `clickHorizon`), in click
+   * order. Each link's counter is raised once by its number of clicks (ascending link id), each click gets
+   * its number on its link from the new counter and its CLICKER event, and the cursor moves past them, all
+   * in one transaction: a counter, its events and the cursor never disagree, and no click is folded twice.
+   * Returns how many clicks were folded (0 also when another process holds the turn).
    */
-  async function persist(clicks: PendingClick[]): Promise<void> {
-    const rows = clicks.map((click) => click.row);
+  async function fold(tx: Executor, horizon: number, limit: number): Promise<number> {
+    const cursor = await linksRepo.takeFoldCursor(tx, dialect);
+    if (cursor === undefined || cursor >= horizon) return 0;
+    const clicks = await linksRepo.clicksBetween(tx, cursor, horizon, limit);
+    // Fewer than `limit` clicks means none is left up to the horizon (ids of rolled-back inserts are gaps).
+    await linksRepo.moveFoldCursor(tx, clicks.length < limit ? horizon : clicks[clicks.length - 1].id);
+    if (clicks.length === 0) return 0;
     const perLink = new Map<number, number>();
-    for (const row of rows) perLink.set(row.link_id, (perLink.get(row.link_id) ?? 0) + 1);
+    for (const click of clicks) perLink.set(click.link_id, (perLink.get(click.link_id) ?? 0) + 1);
     const idsByCount = new Map<number, number[]>();
     for (const id of [...perLink.keys()].sort((a, b) => a - b)) {
       const by = perLink.get(id)!;
@@ -164,33 +199,42 @@ export function createLinksService(deps: {
       if (ids) ids.push(id);
       else idsByCount.set(by, [id]);
     }
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await db.transaction().execute(async (tx) => {
-          await clickStatements.insertClicks(tx, rows);
-          const totals = new Map<number, number>();
-          for (const [by, ids] of idsByCount) {
-            for (const counter of await clickStatements.addClicks(tx, ids, by))
-              totals.set(counter.id, counter.clicks);
-          }
-          await appendEvents(tx, clickerEvents(clicks, perLink, totals), clock.now());
-        });
-        return;
-      } catch (error) {
-        if (attempt >= 2 || !isTransient(error)) throw error;
-      }
+    const totals = new Map<number, number>();
+    for (const [by, ids] of idsByCount) {
+      for (const counter of await clickStatements.addClicks(tx, ids, by))
+        totals.set(counter.id, counter.clicks);
     }
+    const targets = await targetsById(tx, perLink.keys());
+    const seen = new Map<number, number>();
+    const events: NewEvent[] = [];
+    for (const click of clicks) {
+      const total = totals.get(click.link_id);
+      const target = targets.get(click.link_id);
+      // Links are never deleted; a click of a missing one is passed over rather than stopping the fold.
+      if (total === undefined || target === undefined) continue;
+      const before = seen.get(click.link_id) ?? 0;
+      seen.set(click.link_id, before + 1);
+      const event = clickerEvent(click, target, total - perLink.get(click.link_id)! + before + 1);
+      if (event) events.push(event);
+    }
+    await appendEvents(tx, events, clock.now());
+    return clicks.length;
   }
 
-  const recorder = new GroupCommit<PendingClick>(
+  const recorder = new GroupCommit<NewClick>(
     persist,
     (error, clicks) => logger.error({ err: error, clicks: clicks.length }, 'clicks lost: recording failed'),
     maxClicksPerTransaction,
   );
 
-  function remember(code: string, target: LinkTarget): void {
-    if (cache.size >= maxCachedLinks) cache.delete(cache.keys().next().value!);
-    cache.set(code, target);
+  function remember(target: LinkTarget): void {
+    if (cache.size >= maxCachedLinks) {
+      const oldest = cache.values().next().value!;
+      cache.delete(oldest.code);
+      cacheById.delete(oldest.id);
+    }
+    cache.set(target.code, target);
+    cacheById.set(target.id, target);
   }
 
   return {
@@ -224,26 +268,8 @@ export function createLinksService(deps: {
       if (!isShortCode(code, codeLength)) return undefined;
       const row = await linksRepo.findTarget(db, code);
       if (!row) return undefined;
-      const target: LinkTarget = {
-        id: row.id,
-        campaignId: row.campaign_id,
-        accountId: row.account_id,
-        messageSeq: row.message_seq,
-        longUrl: row.long_url,
-        location: locationOf(row.long_url),
-        code: row.code,
-        clicker:
-          row.message_id === null
-            ? null
-            : {
-                gsmsmsid: row.gsmsmsid ?? '',
-                info1: row.info1 ?? '',
-                info2: row.info2 ?? '',
-                info3: row.info3 ?? '',
-                info4: row.info4 ?? '',
-              },
-      };
-      remember(code, target);
+      const target = targetOf(row, baseUrl);
+      remember(target);
       return target;
     },
 
@@ -257,17 +283,14 @@ export function createLinksService(deps: {
       if (visit.head || isPreviewRequest(visit.headers)) return ignored;
       const { headers } = visit;
       const written = recorder.add({
-        row: {
-          link_id: target.id,
-          campaign_id: target.campaignId,
-          account_id: target.accountId,
-          message_seq: target.messageSeq,
-          clicked_at: clock.now(),
-          user_agent: truncate(headers['user-agent'], maxUserAgentLength),
-          referer: truncate(headers.referer, maxRefererLength),
-          ip: truncateIp(visit.address),
-        },
-        target,
+        link_id: target.id,
+        campaign_id: target.campaignId,
+        account_id: target.accountId,
+        message_seq: target.messageSeq,
+        clicked_at: clock.now(),
+        user_agent: truncate(headers['user-agent'], maxUserAgentLength),
+        referer: truncate(headers.referer, maxRefererLength),
+        ip: truncateIp(visit.address),
       });
       return written.then((ok) => (ok ? 'counted' : 'lost'));
     },
@@ -275,6 +298,21 @@ export function createLinksService(deps: {
     /** Resolves when every click accepted so far has been written or has failed (shutdown). */
     drainClicks(): Promise<void> {
       return recorder.drain();
+    },
+
+    /**
+     * Folds up to `limit` stored clicks into their links' counters and CLICKER events (see `fold`); the
+     * click folder calls it shortly after clicks are stored. Returns how many clicks were folded.
+     */
+    async foldClicks(limit: number): Promise<number> {
+      const horizon = await linksRepo.clickHorizon(db, dialect, await linksRepo.foldCursor(db));
+      return withRetry(() => db.transaction().execute((tx) => fold(tx, horizon, limit)));
+    },
+
+    /** Calls `listener` after each group of clicks is stored; returns the unsubscribe. */
+    onClicksStored(listener: () => void): () => void {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
     },
   };
 }

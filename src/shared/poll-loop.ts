@@ -4,8 +4,8 @@
 export interface PollLoopOptions {
   pollMs: number;
   /** How often `sweep` runs, on wall time: it is about how often to look, not about what is due. */
-  sweepMs: number;
-  sweep(): Promise<void>;
+  sweepMs?: number;
+  sweep?(): Promise<void>;
   /** Does one round of work; false when there was nothing to do (the loop rests). */
   step(): Promise<boolean>;
   onError(error: unknown): void;
@@ -51,7 +51,7 @@ export function createPollLoop(options: PollLoopOptions): PollLoop {
   async function run(): Promise<void> {
     while (running) {
       try {
-        if (Date.now() - lastSweep >= options.sweepMs) {
+        if (options.sweep && Date.now() - lastSweep >= (options.sweepMs ?? 0)) {
           lastSweep = Date.now();
           await options.sweep();
         }

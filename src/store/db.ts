@@ -69,6 +69,9 @@ function openSqlite(path: string, options: StoreOptions): Store {
   sqlite.pragma(`synchronous = ${options.sqliteSynchronous ?? 'NORMAL'}`);
   sqlite.pragma('busy_timeout = 10000');
   sqlite.pragma('foreign_keys = ON');
+  // Statement journals (the undo of one statement inside a transaction, such as a fold's multi-row UPDATE)
+  // spill to a temporary file past 64 KiB otherwise: a write system call per page for a file never read.
+  sqlite.pragma('temp_store = MEMORY');
   const db = new Kysely<Database>({ dialect: new CachedSqliteDialect(sqlite) });
   return { db, dialect: 'sqlite', withMigrationLock: (fn) => fn(), destroy: () => db.destroy() };
 }

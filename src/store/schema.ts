@@ -249,6 +249,12 @@ export interface ClicksTable {
   ip: string | null;
 }
 
+/** Where a consumer of an append-only table has got to: the last id it has handled. */
+export interface CursorsTable {
+  name: string;
+  position: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   credit_ledger: CreditLedgerTable;
@@ -270,4 +276,5 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   alert_jobs: AlertJobsTable;
+  cursors: CursorsTable;
 }
