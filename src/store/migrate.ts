@@ -7,6 +7,7 @@ import * as webhookDeliveries from './migrations/004-webhook-deliveries.ts';
 import * as balanceAlerts from './migrations/005-balance-alerts.ts';
 import * as dropUnreadIndexes from './migrations/006-drop-unread-indexes.ts';
 import * as clickFold from './migrations/007-click-fold.ts';
+import * as eventsCampaignPartial from './migrations/008-events-campaign-partial.ts';
 
 /** Migrations in order; each is told the dialect so column types can differ where they must. */
 const all = {
@@ -17,6 +18,7 @@ const all = {
   '005-balance-alerts': balanceAlerts,
   '006-drop-unread-indexes': dropUnreadIndexes,
   '007-click-fold': clickFold,
+  '008-events-campaign-partial': eventsCampaignPartial,
 };
 
 /** Applies every pending migration. Safe to run from several processes at once (Kysely takes a lock). */
