@@ -15,7 +15,11 @@ export interface ClickFolderOptions {
   pollMs: number;
 }
 
-export const defaultClickFolderOptions: ClickFolderOptions = { batchSize: 10_000, delayMs: 500, pollMs: 1000 };
+export const defaultClickFolderOptions: ClickFolderOptions = {
+  batchSize: 10_000,
+  delayMs: 500,
+  pollMs: 1000,
+};
 
 export function createClickFolder(deps: {
   links: LinksService;
