@@ -145,6 +145,24 @@ describeEachDialect('click fold', (h) => {
     });
   });
 
+  it('clicks another process stored in between are read from the database, not skipped', async () => {
+    const { accountId, codes } = await campaign(h(), 2);
+    const here = h().deps.services.links;
+    const there = anotherProcess(h());
+    await here.foldClicks(100);
+    await click(here, codes[0]);
+    await click(there, codes[1]);
+    await click(here, codes[0]);
+    // This process stored two of the three clicks: it must not fold from its own copy alone.
+    expect(await here.foldClicks(100)).toBe(3);
+    expect(await counters(h(), codes)).toEqual([2, 1]);
+    expect(await clickerEvents(h(), accountId)).toEqual([
+      ['fold-0', 1],
+      ['fold-1', 1],
+      ['fold-0', 2],
+    ]);
+  });
+
   it('the click folder folds shortly after clicks are stored, and folds what is left when it stops', async () => {
     const links = anotherProcess(h());
     const { accountId, codes } = await campaign(h(), 2);

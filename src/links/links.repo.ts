@@ -197,8 +197,11 @@ const clickColumns = [
   'ip',
 ] as const satisfies readonly (keyof NewClick)[];
 
-/** Row counts of the click INSERT shapes: a batch is cut into these, so a handful of SQL texts cover all sizes. */
-const insertSizes = [256, 128, 64, 32, 16, 8, 4, 2, 1];
+/**
+ * Rows per click INSERT: a group of clicks goes in as one statement up to this, in statements of this many
+ * and one of the rest beyond (so at most this many SQL texts, one per size, each compiled once).
+ */
+const maxRowsPerInsert = 64;
 /** Id counts of the counter UPDATE shapes; a list is padded up to one by repeating its last id. */
 const maxIdsPerUpdate = 512;
 
@@ -249,19 +252,25 @@ export function createClickStatements(db: Db) {
   };
 
   return {
-    async insertClicks(tx: Executor, clicks: NewClick[]): Promise<void> {
-      let done = 0;
-      for (const size of insertSizes) {
-        while (clicks.length - done >= size) {
-          const values: unknown[] = [];
-          for (let r = done; r < done + size; r++) {
-            const click = clicks[r];
-            for (const column of clickColumns) values.push(click[column]);
-          }
-          await tx.executeQuery(bindShape(insertShape(size), values));
-          done += size;
+    /**
+     * Inserts the clicks in order. Returns their ids where the dialect tells them for free (SQLite: the
+     * last rowid of each statement, whose rows take consecutive ids), undefined otherwise (PostgreSQL).
+     */
+    async insertClicks(tx: Executor, clicks: NewClick[]): Promise<number[] | undefined> {
+      let ids: number[] | undefined = [];
+      for (let done = 0; done < clicks.length; ) {
+        const size = Math.min(maxRowsPerInsert, clicks.length - done);
+        const values: unknown[] = [];
+        for (let r = done; r < done + size; r++) {
+          const click = clicks[r];
+          for (const column of clickColumns) values.push(click[column]);
         }
+        const { insertId } = await tx.executeQuery(bindShape(insertShape(size), values));
+        if (insertId === undefined) ids = undefined;
+        else for (let id = Number(insertId) - size + 1; id <= Number(insertId); id++) ids?.push(id);
+        done += size;
       }
+      return ids;
     },
 
     /**

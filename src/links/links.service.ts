@@ -64,6 +64,8 @@ export const maxRefererLength = 512;
 const maxCachedLinks = 100_000;
 /** Clicks per transaction: groups stay small enough that one write never holds the database for long. */
 const maxClicksPerTransaction = 500;
+/** Stored clicks kept for the fold (see `recent`): a few folds' worth, about 300 bytes each. */
+const maxRecentClicks = 50_000;
 
 const ignored: Promise<VisitOutcome> = Promise.resolve('ignored');
 
@@ -153,8 +155,36 @@ export function createLinksService(deps: {
 
   /** The redirect's write: the click rows only, appended. Counting them is the fold's work. */
   async function persist(clicks: NewClick[]): Promise<void> {
-    await withRetry(() => db.transaction().execute((tx) => clickStatements.insertClicks(tx, clicks)));
+    const ids = await withRetry(() =>
+      db.transaction().execute((tx) => clickStatements.insertClicks(tx, clicks)),
+    );
+    if (ids) rememberStored(clicks, ids);
     for (const listener of listeners) listener();
+  }
+
+  /**
+   * Clicks this process stored lately, in id order, with their ids: the fold's copy of the rows it is
+   * about to read, so that it reads them only when this copy does not cover them exactly (clicks of another
+   * process in between, ids unknown on PostgreSQL, a rolled-back insert, or more than `maxRecentClicks`
+   * waiting). The database stays the only record; this only saves reading back what was just written.
+   */
+  let recent: StoredClick[] = [];
+
+  function rememberStored(clicks: NewClick[], ids: number[]): void {
+    if (recent.length + clicks.length > maxRecentClicks) recent = [];
+    for (let i = 0; i < clicks.length; i++) {
+      const { link_id, campaign_id, account_id, clicked_at, user_agent } = clicks[i];
+      recent.push({ id: ids[i], link_id, campaign_id, account_id, clicked_at, user_agent });
+    }
+  }
+
+  /** The clicks with ids cursor+1 … cursor+n if this process holds every one of them, else undefined. */
+  function recentClicks(cursor: number, n: number): StoredClick[] | undefined {
+    let folded = 0;
+    while (folded < recent.length && recent[folded].id <= cursor) folded++;
+    if (folded > 0) recent = recent.slice(folded);
+    if (recent.length < n || recent[0].id !== cursor + 1 || recent[n - 1].id !== cursor + n) return undefined;
+    return recent.slice(0, n);
   }
 
   /** Targets of the given links: this process's cache first, the database for the rest. */
@@ -186,7 +216,9 @@ export function createLinksService(deps: {
   async function fold(tx: Executor, horizon: number, limit: number): Promise<number> {
     const cursor = await linksRepo.takeFoldCursor(tx, dialect);
     if (cursor === undefined || cursor >= horizon) return 0;
-    const clicks = await linksRepo.clicksBetween(tx, cursor, horizon, limit);
+    const clicks =
+      recentClicks(cursor, Math.min(horizon - cursor, limit)) ??
+      (await linksRepo.clicksBetween(tx, cursor, horizon, limit));
     // Fewer than `limit` clicks means none is left up to the horizon (ids of rolled-back inserts are gaps).
     await linksRepo.moveFoldCursor(tx, clicks.length < limit ? horizon : clicks[clicks.length - 1].id);
     if (clicks.length === 0) return 0;
