@@ -58,7 +58,8 @@ interface Stats {
   cpuMs: number;
   /** Event-loop busy time: JavaScript plus synchronous SQLite work, including its I/O waits. */
   busyMs: number;
-  /** Write system calls and bytes written so far (sockets and files), from /proc/self/io. */
+  /** Read and write system calls, and bytes written, so far (sockets and files), from /proc/self/io. */
+  readCalls: number;
   writeCalls: number;
   writeBytes: number;
 }
@@ -81,14 +82,14 @@ const sleep = (seconds: number) => new Promise((resolve) => setTimeout(resolve, 
 // autocannon is CommonJS without types: loaded through require, with the few fields used here typed above.
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
-/** Write system calls and bytes of this process (Linux); zeros elsewhere. */
-function processWrites(): { writeCalls: number; writeBytes: number } {
+/** Read and write system calls, and bytes written, of this process (Linux); zeros elsewhere. */
+function processWrites(): { readCalls: number; writeCalls: number; writeBytes: number } {
   try {
     const io = readFileSync('/proc/self/io', 'utf8');
     const field = (name: string) => Number(io.match(new RegExp(`^${name}: (\\d+)`, 'm'))?.[1] ?? 0);
-    return { writeCalls: field('syscw'), writeBytes: field('wchar') };
+    return { readCalls: field('syscr'), writeCalls: field('syscw'), writeBytes: field('wchar') };
   } catch {
-    return { writeCalls: 0, writeBytes: 0 };
+    return { readCalls: 0, writeCalls: 0, writeBytes: 0 };
   }
 }
 
@@ -361,7 +362,8 @@ interface Measured {
   serverBusy: number;
   /** Event-loop busy time per request: what one request costs the server, whichever side was the limit. */
   busyUsPerRequest: number;
-  /** Write system calls and bytes per request: the 302 itself, plus the database's pages for Pigeon. */
+  /** System calls and bytes per request: the request and the 302 themselves, plus the database's pages for Pigeon. */
+  readCallsPerRequest: number;
   writeCallsPerRequest: number;
   writeBytesPerRequest: number;
   before: Stats;
@@ -393,6 +395,7 @@ async function measure(mode: 'bare' | 'pigeon', shape: Shape): Promise<Measured>
       serverCpu: (windowEnd.cpuMs - windowStart.cpuMs) / windowMs,
       serverBusy: busyMs / windowMs,
       busyUsPerRequest: (busyMs * 1000) / requests,
+      readCallsPerRequest: (windowEnd.readCalls - windowStart.readCalls) / requests,
       writeCallsPerRequest: (windowEnd.writeCalls - windowStart.writeCalls) / requests,
       writeBytesPerRequest: (windowEnd.writeBytes - windowStart.writeBytes) / requests,
       before,
@@ -410,7 +413,7 @@ function line(label: string, m: Measured): string {
   return (
     `${label.padEnd(34)} ${fmt(m.rps).padStart(7)} req/s  p50 ${r.latency.p50} ms  p99 ${r.latency.p99} ms  ` +
     `server loop busy ${(m.serverBusy * 100).toFixed(0)}% (${m.busyUsPerRequest.toFixed(1)} µs/req), ` +
-    `CPU ${(m.serverCpu * 100).toFixed(0)}%, ${m.writeCallsPerRequest.toFixed(2)} writes / ${fmt(m.writeBytesPerRequest)} B per req  errors ${r.errors + r.timeouts}  non-3xx ${r['2xx'] + r['4xx'] + r['5xx']}`
+    `CPU ${(m.serverCpu * 100).toFixed(0)}%, ${m.readCallsPerRequest.toFixed(2)} reads, ${m.writeCallsPerRequest.toFixed(2)} writes / ${fmt(m.writeBytesPerRequest)} B per req  errors ${r.errors + r.timeouts}  non-3xx ${r['2xx'] + r['4xx'] + r['5xx']}`
   );
 }
 
