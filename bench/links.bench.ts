@@ -83,7 +83,7 @@ const sleep = (seconds: number) => new Promise((resolve) => setTimeout(resolve, 
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
 /** Read and write system calls, and bytes written, of this process (Linux); zeros elsewhere. */
-function processWrites(): { readCalls: number; writeCalls: number; writeBytes: number } {
+function processIo(): { readCalls: number; writeCalls: number; writeBytes: number } {
   try {
     const io = readFileSync('/proc/self/io', 'utf8');
     const field = (name: string) => Number(io.match(new RegExp(`^${name}: (\\d+)`, 'm'))?.[1] ?? 0);
@@ -240,7 +240,7 @@ async function child(mode: string): Promise<void> {
         atMs: performance.now(),
         cpuMs: (cpu.user + cpu.system) / 1000,
         busyMs: performance.eventLoopUtilization().active,
-        ...processWrites(),
+        ...processIo(),
         ...(await database()),
       };
       process.send?.(stats);

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { createPollLoop } from '../shared/poll-loop.ts';
 import type { LinksService } from './links.service.ts';
 
-export interface ClickFolderOptions {
+interface ClickFolderOptions {
   /** Clicks per fold transaction. */
   batchSize: number;
   /** How long after a group of clicks is stored the fold runs: clicks arriving meanwhile join the fold. */
@@ -15,7 +15,7 @@ export interface ClickFolderOptions {
   pollMs: number;
 }
 
-export const defaultClickFolderOptions: ClickFolderOptions = {
+const defaultClickFolderOptions: ClickFolderOptions = {
   batchSize: 10_000,
   delayMs: 500,
   pollMs: 1000,
@@ -64,5 +64,3 @@ export function createClickFolder(deps: {
     },
   };
 }
-
-export type ClickFolder = ReturnType<typeof createClickFolder>;

@@ -1,6 +1,7 @@
-import { sql } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import { insertRows } from '../store/bulk-insert.ts';
 import type { Db, DialectName, Executor } from '../store/db.ts';
+import type { ClicksTable } from '../store/schema.ts';
 import { bindShape, compileShape, type QueryShape } from './query-shape.ts';
 
 export interface NewLink {
@@ -26,26 +27,14 @@ export interface LinkTargetRow {
   info4: string | null;
 }
 
-export interface NewClick {
-  link_id: number;
-  campaign_id: number;
-  account_id: number;
-  message_seq: number;
-  clicked_at: number;
-  user_agent: string | null;
-  referer: string | null;
-  ip: string | null;
-}
+/** A click row as the redirect stores it. */
+export type NewClick = Omit<Selectable<ClicksTable>, 'id'>;
 
 /** A stored click as the fold reads it: what the counter and the CLICKER event need. */
-export interface StoredClick {
-  id: number;
-  link_id: number;
-  campaign_id: number;
-  account_id: number;
-  clicked_at: number;
-  user_agent: string | null;
-}
+export type StoredClick = Pick<
+  Selectable<ClicksTable>,
+  'id' | 'link_id' | 'campaign_id' | 'account_id' | 'clicked_at' | 'user_agent'
+>;
 
 /** Links per target lookup. */
 const maxIdsPerLookup = 500;
