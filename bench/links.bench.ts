@@ -111,20 +111,20 @@ async function child(mode: string): Promise<void> {
   } else {
     const { loadConfig } = await import('../src/config.ts');
     const { createDeps } = await import('../src/deps.ts');
-    const { createLinkServer } = await import('../src/http/server.ts');
+    const { createLinkServer } = await import('../src/links/link-server.ts');
     const { closeLinkServer } = await import('../src/links/link-server.ts');
     const { createClickFolder } = await import('../src/links/click-folder.ts');
     const dir = mkdtempSync(join(tmpdir(), 'pigeon-links-bench-'));
     const deps = await createDeps(loadConfig({ DATABASE_URL: join(dir, 'pigeon.db'), LOG_LEVEL: 'warn' }));
     // A real campaign through POST /send, so every click has a message (gsmsmsid) and writes its CLICKER
     // event like a production click does.
-    const { buildApp } = await import('../src/http/app.ts');
+    const { buildApi } = await import('../src/runtime.ts');
     const { token } = await deps.services.accounts.createAccount({
       email: 'bench@example.com',
       password: 'bench password',
       credits: linkCount * 2,
     });
-    const app = buildApp({ config: deps.config, logger: deps.logger, services: deps.services });
+    const app = buildApi({ config: deps.config, logger: deps.logger, services: deps.services });
     const sent = await app.inject({
       method: 'POST',
       url: '/send',
@@ -161,7 +161,7 @@ async function child(mode: string): Promise<void> {
       await sql.raw(statement).execute(deps.store.db);
     }
     server = createLinkServer(deps);
-    // As startServers runs it beside the link server.
+    // As the runtime runs it beside the link server.
     // BENCH_FOLD_DELAY_MS, BENCH_FOLD_BATCH and BENCH_FOLD_POLL_MS try other fold settings than the defaults.
     const folder = createClickFolder({
       links,

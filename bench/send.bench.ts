@@ -12,7 +12,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import pino from 'pino';
 import { loadConfig } from '../src/config.ts';
 import { createDeps } from '../src/deps.ts';
-import { buildApp } from '../src/http/app.ts';
+import { buildApi } from '../src/runtime.ts';
 
 interface AutocannonResult {
   requests: { average: number; total: number };
@@ -34,7 +34,7 @@ const bulkRecipients = Number(process.env.BENCH_SEND_RECIPIENTS ?? 100_000);
 async function serveChild(): Promise<void> {
   const config = loadConfig({ ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn' });
   const deps = await createDeps(config, { logger: pino({ level: 'warn' }) });
-  const app = buildApp({ config, logger: deps.logger, services: deps.services });
+  const app = buildApi({ config, logger: deps.logger, services: deps.services });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   process.stdout.write(`${JSON.stringify({ url })}\n`);
   process.on('SIGTERM', () => {

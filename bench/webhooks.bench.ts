@@ -11,10 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pino from 'pino';
-import type { AuthContext } from '../src/accounts/accounts.service.ts';
 import { loadConfig } from '../src/config.ts';
 import { createDeps } from '../src/deps.ts';
-import { dispatcherFromConfig } from '../src/webhooks/dispatcher-from-config.ts';
+import type { AuthContext } from '../src/shared/auth-context.ts';
+import { dispatcherFromConfig } from '../src/webhooks/dispatch-policy.ts';
 
 const total = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 20_000);
 
@@ -134,7 +134,7 @@ async function measure(label: string, webhookCount: number): Promise<void> {
       await db.insertInto('events').values(rows).execute();
     }
 
-    const dispatcher = dispatcherFromConfig(deps);
+    const dispatcher = dispatcherFromConfig({ ...deps, deliveries: deps.services.webhookDeliveries });
     // Done when no event waits for fan-out and no delivery is pending or being sent: each check reads a
     // small partial index, so polling costs the dispatcher nothing measurable.
     const done = async () => {

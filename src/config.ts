@@ -1,7 +1,7 @@
 // The only reader of process.env: one schema, parsed once, failing fast with every bad variable named.
 import Type, { type Static } from 'typebox';
 import Value from 'typebox/value';
-import { parseSendingWindow } from './campaigns/sending-window.ts';
+import { parseSendingWindow, type SendingWindow } from './sms/sending-window.ts';
 
 const port = (fallback: number) => Type.Integer({ minimum: 0, maximum: 65535, default: fallback });
 const oneOf = <T extends string>(values: readonly T[], fallback: T) =>
@@ -82,6 +82,8 @@ export type Config = Static<typeof ConfigSchema> & {
   LINK_HOST: string;
   LINK_BASE_URL: string;
   MESSAGE_VALIDITY_MS: number;
+  /** MARKETING_HOURS, MARKETING_DAYS and MARKETING_HOLIDAYS in TIMEZONE, read once here. */
+  MARKETING_WINDOW: SendingWindow;
 };
 
 const unitMs: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -115,8 +117,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       'invalid configuration:\n  SMPP_URL: required when TRANSPORT=smpp (smpp://system_id:password@host:port)',
     );
   }
+  let marketingWindow: SendingWindow;
   try {
-    parseSendingWindow({
+    marketingWindow = parseSendingWindow({
       hours: config.MARKETING_HOURS,
       days: config.MARKETING_DAYS,
       holidays: config.MARKETING_HOLIDAYS,
@@ -128,6 +131,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return {
     ...config,
     MESSAGE_VALIDITY_MS: durationMs(config.MESSAGE_VALIDITY),
+    MARKETING_WINDOW: marketingWindow,
     LINK_HOST: linkHost,
     LINK_BASE_URL: (config.LINK_BASE_URL ?? `http://${linkHost}:${config.LINK_PORT}`).replace(/\/+$/, ''),
   };

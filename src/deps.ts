@@ -11,6 +11,7 @@ import { type Clock, systemClock } from './shared/clock.ts';
 import { openStore, type Store } from './store/db.ts';
 import { migrate } from './store/migrate.ts';
 import { createDeliveriesService, type DeliveriesService } from './webhooks/deliveries.service.ts';
+import { webhookLeaseMs } from './webhooks/dispatch-policy.ts';
 import { createUrlGuard, type UrlGuard } from './webhooks/url-guard.ts';
 import { createWebhooksService, type WebhooksService } from './webhooks/webhooks.service.ts';
 
@@ -42,21 +43,6 @@ export function createLogger(config: Pick<Config, 'LOG_LEVEL'>): Logger {
     redact: ['req.headers.authorization', 'headers.authorization', '*.password', '*.token'],
   });
 }
-
-/**
- * Deliveries of one webhook a worker holds at once: enough queued behind its in-flight requests that one
- * claim refills it with a batch (half of this) rather than a few rows.
- */
-export const webhookAhead = (config: Config) =>
-  Math.min(config.WEBHOOK_CONCURRENCY, config.WEBHOOK_CONCURRENCY_PER_WEBHOOK * 16);
-
-/**
- * A webhook delivery's lease outlasts the longest it can be held: waiting behind the webhook's other held
- * deliveries, each taking at most the request timeout, then its own request; plus a minute's margin.
- */
-export const webhookLeaseMs = (config: Config) =>
-  (Math.ceil(webhookAhead(config) / config.WEBHOOK_CONCURRENCY_PER_WEBHOOK) + 1) * config.WEBHOOK_TIMEOUT_MS +
-  60_000;
 
 export async function createDeps(
   config: Config,

@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { createDeps, type Deps } from './deps.ts';
-import { startServers } from './http/server.ts';
+import { startRuntime } from './runtime.ts';
 import { ApiError } from './shared/errors.ts';
 import { idIn } from './shared/ids.ts';
 
@@ -53,7 +53,7 @@ async function withDeps<T>(config: Config, run: (deps: Deps) => Promise<T>): Pro
 
 async function serve(config: Config): Promise<void> {
   const deps = await createDeps(config);
-  const running = await startServers(deps);
+  const running = await startRuntime(deps);
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;

@@ -6,8 +6,7 @@ import { connect } from 'node:net';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLinkServer } from '../src/http/server.ts';
-import { closeLinkServer } from '../src/links/link-server.ts';
+import { closeLinkServer, createLinkServer } from '../src/links/link-server.ts';
 import { createClickStatements, type NewClick } from '../src/links/links.repo.ts';
 import { createLinksService, type LinksService } from '../src/links/links.service.ts';
 import {

@@ -1,5 +1,6 @@
 // Accounts, sub-accounts, credits, authentication, tokens and the balance notification setting.
 import { DateTime } from 'luxon';
+import type { AuthContext } from '../shared/auth-context.ts';
 import type { Clock } from '../shared/clock.ts';
 import { ApiError, Status } from '../shared/errors.ts';
 import { idIn, idOut } from '../shared/ids.ts';
@@ -9,12 +10,6 @@ import { accountsRepo, type NotificationFields, notificationRepo, tokensRepo } f
 import { type BalanceAlert, serializeAlert } from './alert-messages.ts';
 import { alertsRepo, type NewAlertJob } from './alerts.repo.ts';
 import { hashPassword, hashToken, ipAllowed, isIpOrCidr, newToken } from './secrets.ts';
-
-export interface AuthContext {
-  accountId: number;
-  tokenId: number;
-  parentId: number | null;
-}
 
 export interface TokenRequest {
   name: string;

@@ -3,12 +3,12 @@
 // (one grouped query for every campaign of the answer), so a read costs what its campaigns hold, never what
 // the whole account holds.
 import { DateTime } from 'luxon';
-import type { AuthContext } from '../accounts/accounts.service.ts';
 import type { Config } from '../config.ts';
-import { DlrStatus } from '../delivery/receipt.ts';
+import type { AuthContext } from '../shared/auth-context.ts';
 import type { Clock } from '../shared/clock.ts';
 import { ApiError } from '../shared/errors.ts';
 import { idIn, idOut } from '../shared/ids.ts';
+import { DlrStatus } from '../sms/dlr-status.ts';
 import type { Db } from '../store/db.ts';
 import { campaignsRepo, type DueRange, type PageRequest } from './campaigns.repo.ts';
 import { parseDelay } from './delay.ts';

@@ -1,6 +1,6 @@
 // SQL for campaigns, their messages, and the account's blacklist and NPAI filters. No rules here.
 import { type SelectQueryBuilder, sql } from 'kysely';
-import { DlrStatus } from '../delivery/receipt.ts';
+import { DlrStatus } from '../sms/dlr-status.ts';
 import { insertRows } from '../store/bulk-insert.ts';
 import type { Executor } from '../store/db.ts';
 import { runPrepared, slot } from '../store/prepared.ts';

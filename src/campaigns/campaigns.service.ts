@@ -1,12 +1,16 @@
 // Sending: validate the message, filter the recipients, substitute links, price, debit, and store the
 // campaign with its messages and links in one transaction. Simulation runs the same computation unstored.
-import type { AccountsService, AuthContext } from '../accounts/accounts.service.ts';
+import type { AccountsService } from '../accounts/accounts.service.ts';
 import type { Config } from '../config.ts';
 import type { NewLink } from '../links/links.repo.ts';
 import type { LinksService } from '../links/links.service.ts';
+import type { AuthContext } from '../shared/auth-context.ts';
 import type { Clock } from '../shared/clock.ts';
 import { ApiError, Status } from '../shared/errors.ts';
 import { idIn, idOut } from '../shared/ids.ts';
+import { parseCountries } from '../sms/numbers.ts';
+import { countSegments } from '../sms/segments.ts';
+import { nextOpening } from '../sms/sending-window.ts';
 import type { Db, Executor } from '../store/db.ts';
 import { createCampaignReads } from './campaign-reads.service.ts';
 import { campaignsRepo, filterChunk, filtersRepo } from './campaigns.repo.ts';
@@ -21,11 +25,8 @@ import {
   shortMarker,
   withStopMention,
 } from './message-text.ts';
-import { parseCountries } from './numbers.ts';
 import { type Candidate, type FilterCounts, filterRecipients } from './recipient-filter.ts';
-import { countSegments } from './segments.ts';
 import { createSendBatcher } from './send-batcher.ts';
-import { nextOpening, parseSendingWindow } from './sending-window.ts';
 
 export interface MessageInput {
   text: string;
@@ -84,25 +85,14 @@ export function createCampaignsService(deps: {
   clock: Clock;
   config: Pick<
     Config,
-    | 'MAX_RECIPIENTS'
-    | 'TIMEZONE'
-    | 'STOP_MENTION'
-    | 'ALLOWED_COUNTRIES'
-    | 'MARKETING_HOURS'
-    | 'MARKETING_DAYS'
-    | 'MARKETING_HOLIDAYS'
+    'MAX_RECIPIENTS' | 'TIMEZONE' | 'STOP_MENTION' | 'ALLOWED_COUNTRIES' | 'MARKETING_WINDOW'
   >;
   accounts: Pick<AccountsService, 'debit' | 'credits' | 'refund'>;
   links: Pick<LinksService, 'allocate' | 'store'>;
 }) {
   const { db, clock, config, accounts, links } = deps;
   const allowedCountries = parseCountries(config.ALLOWED_COUNTRIES);
-  const marketingWindow = parseSendingWindow({
-    hours: config.MARKETING_HOURS,
-    days: config.MARKETING_DAYS,
-    holidays: config.MARKETING_HOLIDAYS,
-    zone: config.TIMEZONE,
-  });
+  const marketingWindow = config.MARKETING_WINDOW;
   const batcher = createSendBatcher(db);
 
   /** Checks every message field; the first broken rule is a -7 (or -4 for the delay) naming it. */

@@ -1,11 +1,11 @@
 // Contact lists, and the blacklist and NPAI lists that filter every send of the account.
-import type { AuthContext } from '../accounts/accounts.service.ts';
+import type { AuthContext } from '../shared/auth-context.ts';
 import type { Clock } from '../shared/clock.ts';
 import { ApiError } from '../shared/errors.ts';
 import { idIn, idOut } from '../shared/ids.ts';
+import { checkNumber, normalizeNumber } from '../sms/numbers.ts';
 import type { Db, Executor } from '../store/db.ts';
 import { listsRepo, type NumberList, numberListsRepo } from './lists.repo.ts';
-import { checkNumber, normalizeNumber } from './numbers.ts';
 
 export interface ContactInput {
   value: string;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { normalizeNumber, parseCountries } from '../sms/numbers.ts';
 import { compileTemplate, countMarkers, render, withStopMention } from './message-text.ts';
-import { normalizeNumber, parseCountries } from './numbers.ts';
 
 describe('message text', () => {
   it('counts <-short-> markers', () => {

@@ -1,7 +1,7 @@
 // Which recipients of a send are kept, and why the others are not. Each recipient given lands in exactly
 // one bucket, checked in this order: invalid, duplicated, not_allowed, blacklisted, npai, else sent; so
 // total = sent + the five counts.
-import { checkNumber, normalizeNumber } from './numbers.ts';
+import { checkNumber, normalizeNumber } from '../sms/numbers.ts';
 
 export interface FilterCounts {
   total: number;

@@ -1,12 +1,13 @@
 // Delivery rules: what a submit's outcome, a receipt or a reply does to messages, lists and the event outbox.
 // Every change is written with the event that reports it, in one transaction.
 import { DateTime } from 'luxon';
-import { checkNumber } from '../campaigns/numbers.ts';
 import type { Clock } from '../shared/clock.ts';
+import { DlrStatus } from '../sms/dlr-status.ts';
+import { checkNumber } from '../sms/numbers.ts';
 import type { Db, DialectName, Executor } from '../store/db.ts';
 import { appendEvents, type NewEvent } from '../store/outbox.ts';
 import { type ClaimedMessage, deliveryRepo } from './delivery.repo.ts';
-import { DlrStatus, dlrStatusOf, isFinalStat, smscIdForms } from './receipt.ts';
+import { dlrStatusOf, isFinalStat, smscIdForms } from './receipt.ts';
 import { stopMatcher } from './stop-keywords.ts';
 import type { InboundMessage, Receipt } from './transport.ts';
 

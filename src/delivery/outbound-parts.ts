@@ -1,6 +1,6 @@
 // Turns a stored message into the SMS parts that go on the wire: GSM-7 or UCS-2 payloads, with an 8-bit
 // concatenation UDH (IEI 0x00) on each part of a long message.
-import { type Encoding, encodeGsm7, encodeUcs2, splitSegments } from '../campaigns/segments.ts';
+import { type Encoding, encodeGsm7, encodeUcs2, splitSegments } from '../sms/segments.ts';
 import type { OutboundPart } from './transport.ts';
 
 export function buildParts(message: {

@@ -1,20 +1,7 @@
 // Delivery receipts: the `id:… stat:… err:…` text of SMPP 3.4 Appendix B, or the receipted_message_id and
 // message_state TLVs, and what each state means for the DLR status codes of API.md.
+import { DlrStatus } from '../sms/dlr-status.ts';
 import type { Receipt } from './transport.ts';
-
-export const DlrStatus = {
-  notSent: 0,
-  sent: 1,
-  notDelivered: 2,
-  delivered: 3,
-  notAllowed: 4,
-  invalidDestination: 5,
-  invalidSender: 6,
-  routeNotAvailable: 7,
-  rejected: 9,
-  networkError: 11,
-  expired: 12,
-} as const;
 
 /** message_state TLV values to the receipt text's stat words. */
 const stateWords: Record<number, string> = {

@@ -1,24 +1,25 @@
-// Builds the API's Fastify instance (never listens: server.ts does, tests use inject).
+// Builds the API's Fastify instance from the route plugins it is given (never listens: the runtime does,
+// tests use inject). Nothing here knows a capability: each one's routes register themselves on `api`.
 import Fastify, { type FastifyBaseLogger, type FastifyReply, LogController } from 'fastify';
-import { accountsRoutes } from '../accounts/accounts.routes.ts';
-import { campaignsRoutes } from '../campaigns/campaigns.routes.ts';
-import { listsRoutes } from '../campaigns/lists.routes.ts';
 import type { Config } from '../config.ts';
-import type { Services } from '../deps.ts';
+import type { AuthContext } from '../shared/auth-context.ts';
 import { Status } from '../shared/errors.ts';
-import { webhooksRoutes } from '../webhooks/webhooks.routes.ts';
 import { detectSyntax, parseBody, replyFormatOf } from './body.ts';
 import { errorReply, negotiate } from './envelope.ts';
 import type { App } from './types.ts';
 
+/** Registers one capability's routes on the authenticated API scope. */
+export type RoutePlugin = (api: App) => void;
+
 export interface AppDeps {
   config: Pick<Config, 'BODY_LIMIT_BYTES' | 'TRUST_PROXY'>;
   logger: FastifyBaseLogger;
-  services: Services;
+  /** Resolves an Authorization value (or a query token where a route allows one) to its caller; throws -1. */
+  authenticate(credential: string | undefined, clientIp: string): Promise<AuthContext>;
+  routes: readonly RoutePlugin[];
 }
 
 export function buildApp(deps: AppDeps): App {
-  const { services } = deps;
   const app = Fastify({
     loggerInstance: deps.logger,
     // Per-request log lines cost throughput on the send path; errors are still logged by the handler.
@@ -71,12 +72,9 @@ export function buildApp(deps: AppDeps): App {
       const fromQuery = request.routeOptions.config.queryToken ? query?.token : undefined;
       const credential =
         request.headers.authorization ?? (typeof fromQuery === 'string' ? fromQuery : undefined);
-      request.auth = await services.accounts.authenticate(credential, request.ip);
+      request.auth = await deps.authenticate(credential, request.ip);
     });
-    accountsRoutes(api, services.accounts);
-    webhooksRoutes(api, services.webhooks);
-    campaignsRoutes(api, services.campaigns);
-    listsRoutes(api, services.lists);
+    for (const register of deps.routes) register(api);
   });
 
   return app;

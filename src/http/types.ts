@@ -7,7 +7,7 @@ import type {
   RawRequestDefaultExpression,
   RawServerDefault,
 } from 'fastify';
-import type { AuthContext } from '../accounts/accounts.service.ts';
+import type { AuthContext } from '../shared/auth-context.ts';
 import { ApiError } from '../shared/errors.ts';
 
 export type App = FastifyInstance<

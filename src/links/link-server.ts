@@ -50,7 +50,7 @@ function redirect(res: ServerResponse, target: LinkTarget): void {
   res.end();
 }
 
-/** Builds the link server without listening: `startServers` listens on LINK_HOST:LINK_PORT, tests and the bench on port 0. */
+/** Builds the link server without listening: the runtime listens on LINK_HOST:LINK_PORT, tests and the bench on port 0. */
 export function createLinkServer(deps: LinkServerDeps): Server {
   const { logger } = deps;
   const links = deps.services.links;

@@ -2,7 +2,7 @@
 // and test deliveries.
 import { randomBytes } from 'node:crypto';
 import { DateTime } from 'luxon';
-import type { AuthContext } from '../accounts/accounts.service.ts';
+import type { AuthContext } from '../shared/auth-context.ts';
 import type { Clock } from '../shared/clock.ts';
 import { ApiError } from '../shared/errors.ts';
 import { idIn, idOut } from '../shared/ids.ts';

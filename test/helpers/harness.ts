@@ -10,8 +10,8 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, inject } from 'vitest';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { createDeps, type Deps } from '../../src/deps.ts';
-import { buildApp } from '../../src/http/app.ts';
 import type { App } from '../../src/http/types.ts';
+import { buildApi } from '../../src/runtime.ts';
 import { withAdvisoryLock } from '../../src/store/db.ts';
 import { ManualClock } from './clock.ts';
 
@@ -63,7 +63,7 @@ export async function createHarness(dialect: Dialect, env: Record<string, string
   const config = loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', ...env });
   const clock = new ManualClock();
   const deps = await createDeps(config, { clock, logger: pino({ level: 'silent' }) });
-  const app = buildApp({ config, logger: deps.logger, services: deps.services });
+  const app = buildApi({ config, logger: deps.logger, services: deps.services });
   await app.ready();
   return {
     dialect,

@@ -1,5 +1,5 @@
 // What an SMSC's submit_sm_resp command_status means for a message: try again later, or a final DLR status.
-import { DlrStatus } from '../receipt.ts';
+import { DlrStatus } from '../../sms/dlr-status.ts';
 
 const temporary = new Set([
   0x08, // ESME_RSYSERR

@@ -5,16 +5,16 @@ import { XMLParser } from 'fast-xml-parser';
 import pino from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, expect, it } from 'vitest';
-import { call, describeEachDialect, type TestAccount } from '../../test/helpers/harness.ts';
-import { waitFor } from '../../test/helpers/wait.ts';
-import { type Answer, type ReceivedRequest, WebhookReceiver } from '../../test/helpers/webhook-receiver.ts';
-import { createDeliveryWorker } from '../delivery/delivery-worker.ts';
-import { SimulatorTransport } from '../delivery/simulator/simulator-transport.ts';
-import { createDeps, type Deps } from '../deps.ts';
-import type { DeliveriesService } from './deliveries.service.ts';
-import { createDispatcher, type Dispatcher } from './dispatcher.ts';
-import { createHttpSender } from './http-sender.ts';
-import { createUrlGuard, type UrlGuard } from './url-guard.ts';
+import { createDeliveryWorker } from '../src/delivery/delivery-worker.ts';
+import { SimulatorTransport } from '../src/delivery/simulator/simulator-transport.ts';
+import { createDeps, type Deps } from '../src/deps.ts';
+import type { DeliveriesService } from '../src/webhooks/deliveries.service.ts';
+import { createDispatcher, type Dispatcher } from '../src/webhooks/dispatcher.ts';
+import { createHttpSender } from '../src/webhooks/http-sender.ts';
+import { createUrlGuard, type UrlGuard } from '../src/webhooks/url-guard.ts';
+import { call, describeEachDialect, type TestAccount } from './helpers/harness.ts';
+import { waitFor } from './helpers/wait.ts';
+import { type Answer, type ReceivedRequest, WebhookReceiver } from './helpers/webhook-receiver.ts';
 
 const quietLog = process.env.DEBUG_WEBHOOKS
   ? { info: console.log, warn: console.log, error: console.log }

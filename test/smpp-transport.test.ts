@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { TestSmsc } from '../../../test/helpers/smsc.ts';
-import { waitFor } from '../../../test/helpers/wait.ts';
-import { buildParts } from '../outbound-parts.ts';
-import type { InboundMessage, Receipt } from '../transport.ts';
-import { type SmppOptions, SmppTransport } from './smpp-transport.ts';
+import { buildParts } from '../src/delivery/outbound-parts.ts';
+import { type SmppOptions, SmppTransport } from '../src/delivery/smpp/smpp-transport.ts';
+import type { InboundMessage, Receipt } from '../src/delivery/transport.ts';
+import { TestSmsc } from './helpers/smsc.ts';
+import { waitFor } from './helpers/wait.ts';
 
 const quiet = { info() {}, warn() {}, error() {} };
 

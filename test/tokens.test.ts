@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
-import { call, describeEachDialect } from '../../test/helpers/harness.ts';
-import { hashToken } from './secrets.ts';
+import { hashToken } from '../src/accounts/secrets.ts';
+import { call, describeEachDialect } from './helpers/harness.ts';
 
 describeEachDialect('tokens and authentication', (h) => {
   it('POST /token returns a new token that authenticates, in JSON and in XML', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseDelay } from './delay.ts';
+import { parseDelay } from '../campaigns/delay.ts';
 import { easterSunday, isHoliday, nextOpening, parseSendingWindow } from './sending-window.ts';
 
 const paris = 'Europe/Paris';

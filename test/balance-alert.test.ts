@@ -3,19 +3,18 @@
 // SMTP server and queues the SMS as a free message. Once per crossing; re-armed above the trigger.
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { call, describeEachDialect, type TestAccount } from '../../test/helpers/harness.ts';
-import { SmtpSink } from '../../test/helpers/smtp-sink.ts';
-import { waitFor } from '../../test/helpers/wait.ts';
-import { WebhookReceiver } from '../../test/helpers/webhook-receiver.ts';
-import { loadConfig } from '../config.ts';
-import { createDeliveryWorker } from '../delivery/delivery-worker.ts';
-import { SimulatorTransport } from '../delivery/simulator/simulator-transport.ts';
-import type { OutboundPart } from '../delivery/transport.ts';
-import { createDeps, type Deps } from '../deps.ts';
-import { buildApp } from '../http/app.ts';
-import { startServers } from '../http/server.ts';
-import { type AlertWorker, createAlertWorker, noSmtpReason } from './alert-worker.ts';
-import { createSmtpMailer, type Mailer } from './mailer.ts';
+import { type AlertWorker, createAlertWorker, noSmtpReason } from '../src/accounts/alert-worker.ts';
+import { createSmtpMailer, type Mailer } from '../src/accounts/mailer.ts';
+import { loadConfig } from '../src/config.ts';
+import { createDeliveryWorker } from '../src/delivery/delivery-worker.ts';
+import { SimulatorTransport } from '../src/delivery/simulator/simulator-transport.ts';
+import type { OutboundPart } from '../src/delivery/transport.ts';
+import { createDeps, type Deps } from '../src/deps.ts';
+import { buildApi, startRuntime } from '../src/runtime.ts';
+import { call, describeEachDialect, type TestAccount } from './helpers/harness.ts';
+import { SmtpSink } from './helpers/smtp-sink.ts';
+import { waitFor } from './helpers/wait.ts';
+import { WebhookReceiver } from './helpers/webhook-receiver.ts';
 
 const quiet = process.env.DEBUG_ALERTS
   ? { info: console.log, warn: console.log, error: console.log }
@@ -424,7 +423,7 @@ describeEachDialect('balance alert', (h) => {
   it('two sends crossing the trigger together, from two processes, alert once', async () => {
     // A second Pigeon on the same database, as another process would be: its own pool and send batcher.
     const other = await createDeps(h().config, { clock: h().clock, logger: pino({ level: 'silent' }) });
-    const otherApp = buildApp({ config: h().config, logger: other.logger, services: other.services });
+    const otherApp = buildApi({ config: h().config, logger: other.logger, services: other.services });
     await otherApp.ready();
     cleanups.push(async () => {
       await otherApp.close();
@@ -461,7 +460,7 @@ describeEachDialect(
       let stop: (() => Promise<void>) | undefined;
       try {
         deps = await createDeps(config, { logger: pino({ level: 'silent' }) });
-        stop = (await startServers(deps)).stop;
+        stop = (await startRuntime(deps)).stop;
         const a = await h().account({ credits: 5 });
         const email = newMailbox();
         await call(h().app, 'PUT', '/notification/balance', {

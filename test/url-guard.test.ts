@@ -2,8 +2,8 @@
 // DNS answers, and at connection time; then at creation through the API (-7 naming the reason).
 import type { LookupAddress } from 'node:dns';
 import { describe, expect, it } from 'vitest';
-import { call, describeEachDialect } from '../../test/helpers/harness.ts';
-import { createUrlGuard, literalAddress, nonPublicReason, type Resolve } from './url-guard.ts';
+import { createUrlGuard, literalAddress, nonPublicReason, type Resolve } from '../src/webhooks/url-guard.ts';
+import { call, describeEachDialect } from './helpers/harness.ts';
 
 const noDns: Resolve = async (host) => {
   throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });

@@ -1,14 +1,14 @@
 // The path of a message after POST /send: leased by the worker, submitted through a transport, its receipt
 // recorded with a DLR event; replies become MO or STOP events for the account that wrote to the number.
 import { afterEach, expect, it } from 'vitest';
-import { call, describeEachDialect, type TestAccount } from '../../test/helpers/harness.ts';
-import { TestSmsc } from '../../test/helpers/smsc.ts';
-import { waitFor } from '../../test/helpers/wait.ts';
-import { nextOpening, parseSendingWindow } from '../campaigns/sending-window.ts';
-import { createDeliveryWorker, type DeliveryWorker } from './delivery-worker.ts';
-import { SimulatorTransport } from './simulator/simulator-transport.ts';
-import { type SmppOptions, SmppTransport } from './smpp/smpp-transport.ts';
-import type { Transport } from './transport.ts';
+import { createDeliveryWorker, type DeliveryWorker } from '../src/delivery/delivery-worker.ts';
+import { SimulatorTransport } from '../src/delivery/simulator/simulator-transport.ts';
+import { type SmppOptions, SmppTransport } from '../src/delivery/smpp/smpp-transport.ts';
+import type { Transport } from '../src/delivery/transport.ts';
+import { nextOpening, parseSendingWindow } from '../src/sms/sending-window.ts';
+import { call, describeEachDialect, type TestAccount } from './helpers/harness.ts';
+import { TestSmsc } from './helpers/smsc.ts';
+import { waitFor } from './helpers/wait.ts';
 
 const quiet = process.env.DEBUG_DELIVERY
   ? { info: console.log, warn: console.log, error: console.log }

@@ -1,17 +1,20 @@
-// Starts what this process serves: the API and the link server, per ROLE.
-
-import { createAlertWorker } from '../accounts/alert-worker.ts';
-import { createSmtpMailer } from '../accounts/mailer.ts';
-import { nextOpening, parseSendingWindow } from '../campaigns/sending-window.ts';
-import { createDeliveryWorker } from '../delivery/delivery-worker.ts';
-import { createTransport } from '../delivery/transports.ts';
-import type { Deps } from '../deps.ts';
-import { createClickFolder } from '../links/click-folder.ts';
-import { closeLinkServer, createLinkServer } from '../links/link-server.ts';
-import { dispatcherFromConfig } from '../webhooks/dispatcher-from-config.ts';
-import { buildApp } from './app.ts';
-
-export { createLinkServer };
+// What a process serves, per ROLE: the API and the link server (with the click fold beside it), the
+// delivery worker, the webhook dispatcher and the balance alert worker; their start and stop order.
+import { accountsRoutes } from './accounts/accounts.routes.ts';
+import { createAlertWorker } from './accounts/alert-worker.ts';
+import { createSmtpMailer } from './accounts/mailer.ts';
+import { campaignsRoutes } from './campaigns/campaigns.routes.ts';
+import { listsRoutes } from './campaigns/lists.routes.ts';
+import { createDeliveryWorker } from './delivery/delivery-worker.ts';
+import { createTransport } from './delivery/transports.ts';
+import type { Deps } from './deps.ts';
+import { buildApp } from './http/app.ts';
+import type { App } from './http/types.ts';
+import { createClickFolder } from './links/click-folder.ts';
+import { closeLinkServer, createLinkServer } from './links/link-server.ts';
+import { nextOpening } from './sms/sending-window.ts';
+import { dispatcherFromConfig } from './webhooks/dispatch-policy.ts';
+import { webhooksRoutes } from './webhooks/webhooks.routes.ts';
 
 export interface Running {
   apiUrl: string | undefined;
@@ -19,13 +22,29 @@ export interface Running {
   stop(): Promise<void>;
 }
 
-export async function startServers(deps: Deps): Promise<Running> {
+/** The API's Fastify app with every capability's routes (not listening: tests use inject). */
+export function buildApi(deps: Pick<Deps, 'config' | 'logger' | 'services'>): App {
+  const { services } = deps;
+  return buildApp({
+    config: deps.config,
+    logger: deps.logger,
+    authenticate: (credential, clientIp) => services.accounts.authenticate(credential, clientIp),
+    routes: [
+      (api) => accountsRoutes(api, services.accounts),
+      (api) => webhooksRoutes(api, services.webhooks),
+      (api) => campaignsRoutes(api, services.campaigns),
+      (api) => listsRoutes(api, services.lists),
+    ],
+  });
+}
+
+export async function startRuntime(deps: Deps): Promise<Running> {
   const { config, logger } = deps;
   const stops: (() => Promise<void>)[] = [];
   let apiUrl: string | undefined;
   let linkUrl: string | undefined;
   if (config.ROLE !== 'worker') {
-    const app = buildApp({ config, logger, services: deps.services });
+    const app = buildApi(deps);
     apiUrl = await app.listen({ host: config.HOST, port: config.PORT });
     logger.info({ url: apiUrl }, 'API listening');
     stops.push(() => app.close());
@@ -48,12 +67,6 @@ export async function startServers(deps: Deps): Promise<Running> {
     stops.push(() => folder.stop());
   }
   if (config.ROLE !== 'api') {
-    const marketingWindow = parseSendingWindow({
-      hours: config.MARKETING_HOURS,
-      days: config.MARKETING_DAYS,
-      holidays: config.MARKETING_HOLIDAYS,
-      zone: config.TIMEZONE,
-    });
     const worker = createDeliveryWorker({
       delivery: deps.services.delivery,
       transport: createTransport(config, logger),
@@ -66,7 +79,7 @@ export async function startServers(deps: Deps): Promise<Running> {
         retryBaseMs: 5_000,
         retryMaxMs: 600_000,
         sweepMs: 1000,
-        nextMarketingOpening: (instant) => nextOpening(marketingWindow, instant),
+        nextMarketingOpening: (instant) => nextOpening(config.MARKETING_WINDOW, instant),
       },
     });
     await worker.start();
@@ -74,7 +87,13 @@ export async function startServers(deps: Deps): Promise<Running> {
     // Stopped first: in-flight submits finish and are recorded before the servers close.
     stops.unshift(() => worker.stop());
 
-    const dispatcher = dispatcherFromConfig(deps);
+    const dispatcher = dispatcherFromConfig({
+      config,
+      deliveries: deps.services.webhookDeliveries,
+      urlGuard: deps.urlGuard,
+      clock: deps.clock,
+      logger,
+    });
     dispatcher.start();
     logger.info({}, 'webhook dispatcher started');
     // Stopped after the delivery worker, whose last receipts may still write events.

@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
-import { describeEachDialect } from '../../test/helpers/harness.ts';
-import type { Executor } from '../store/db.ts';
-import { createSendBatcher } from './send-batcher.ts';
+import { createSendBatcher } from '../src/campaigns/send-batcher.ts';
+import type { Executor } from '../src/store/db.ts';
+import { describeEachDialect } from './helpers/harness.ts';
 
 describeEachDialect('send batcher', (h) => {
   const insertList = (tx: Executor, accountId: number, name: string) =>

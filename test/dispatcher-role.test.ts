@@ -1,13 +1,13 @@
-// The dispatcher runs where workers run: started by startServers when ROLE is all or worker, and stopped
+// The dispatcher runs where workers run: started by startRuntime when ROLE is all or worker, and stopped
 // with them.
 import pino from 'pino';
 import { afterEach, expect, it } from 'vitest';
-import { call, describeEachDialect } from '../../test/helpers/harness.ts';
-import { waitFor } from '../../test/helpers/wait.ts';
-import { WebhookReceiver } from '../../test/helpers/webhook-receiver.ts';
-import { loadConfig } from '../config.ts';
-import { createDeps, type Deps } from '../deps.ts';
-import { type Running, startServers } from '../http/server.ts';
+import { loadConfig } from '../src/config.ts';
+import { createDeps, type Deps } from '../src/deps.ts';
+import { type Running, startRuntime } from '../src/runtime.ts';
+import { call, describeEachDialect } from './helpers/harness.ts';
+import { waitFor } from './helpers/wait.ts';
+import { WebhookReceiver } from './helpers/webhook-receiver.ts';
 
 describeEachDialect(
   'webhook dispatcher per ROLE',
@@ -30,7 +30,7 @@ describeEachDialect(
       });
       const deps = await createDeps(config, { logger: pino({ level: 'silent' }) });
       cleanups.push(() => deps.close());
-      const running = await startServers(deps);
+      const running = await startRuntime(deps);
       cleanups.push(() => running.stop());
       return { deps, running };
     }

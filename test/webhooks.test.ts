@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { call, describeEachDialect } from '../../test/helpers/harness.ts';
+import { call, describeEachDialect } from './helpers/harness.ts';
 
 describeEachDialect('webhooks', (h) => {
   it('POST /webhook creates one per type, with its id and signing secret', async () => {

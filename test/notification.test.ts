@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { call, describeEachDialect } from '../../test/helpers/harness.ts';
+import { call, describeEachDialect } from './helpers/harness.ts';
 
 describeEachDialect('balance notification', (h) => {
   it('PUT stores the setting and echoes it as strings; GET returns it', async () => {
