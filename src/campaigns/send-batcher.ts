@@ -5,6 +5,7 @@
 // alone, and the others commit. Each send still commits all of its effects or none of them, and no caller
 // hears of success before the COMMIT that made its send durable.
 import { CompiledQuery } from 'kysely';
+import { GroupCommit } from '../shared/group-commit.ts';
 import type { Db, Executor } from '../store/db.ts';
 
 interface Job {
@@ -23,9 +24,6 @@ export type SendBatcher = ReturnType<typeof createSendBatcher>;
 
 /** `maxJobs` bounds a group, so one commit never waits behind an unbounded queue. */
 export function createSendBatcher(db: Db, maxJobs = 64) {
-  const queue: Job[] = [];
-  let running = false;
-
   async function runGroup(jobs: Job[]): Promise<void> {
     if (jobs.length === 1) {
       // Alone, a send is its own transaction: no savepoint needed.
@@ -65,21 +63,22 @@ export function createSendBatcher(db: Db, maxJobs = 64) {
     });
   }
 
-  async function drain(): Promise<void> {
-    while (queue.length > 0) await runGroup(queue.splice(0, maxJobs));
-    running = false;
-  }
+  // Sends submitted in the same event-loop turn form a group (after the turn's I/O is read, so the requests
+  // parsed in that turn join it); sends submitted while a group commits form the next one. runGroup settles
+  // every job itself; should it ever throw, its jobs fail with that error rather than hang.
+  const groups = new GroupCommit<Job>(
+    runGroup,
+    (error, jobs) => {
+      for (const job of jobs) job.reject(error);
+    },
+    { maxItems: maxJobs },
+  );
 
   return {
     /** Runs `work` in a transaction shared with the sends queued alongside it; resolves after the commit. */
     submit<T>(work: (tx: Executor) => Promise<T>): Promise<T> {
       return new Promise<T>((resolve, reject) => {
-        queue.push({ run: work, resolve: resolve as (value: unknown) => void, reject });
-        if (!running) {
-          running = true;
-          // After this turn's I/O is read, so the requests parsed in the same turn join the group.
-          setImmediate(() => void drain());
-        }
+        void groups.add({ run: work, resolve: resolve as (value: unknown) => void, reject });
       });
     },
   };

@@ -52,7 +52,7 @@ export function createDeliveryWorker(deps: {
         { err: error, count: items.length },
         'could not record submit outcomes; leases will expire and retry',
       ),
-    1000,
+    { maxItems: 1000 },
   );
   const receipts = new GroupCommit<Receipt>(
     (items) => delivery.recordReceipts(items),
@@ -61,7 +61,7 @@ export function createDeliveryWorker(deps: {
         { err: error, count: items.length },
         'could not record receipts; the carrier will offer them again',
       ),
-    1000,
+    { maxItems: 1000 },
   );
 
   async function inbound(message: InboundMessage): Promise<void> {

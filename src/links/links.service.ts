@@ -256,7 +256,7 @@ export function createLinksService(deps: {
   const recorder = new GroupCommit<NewClick>(
     persist,
     (error, clicks) => logger.error({ err: error, clicks: clicks.length }, 'clicks lost: recording failed'),
-    maxClicksPerTransaction,
+    { maxItems: maxClicksPerTransaction },
   );
 
   function remember(target: LinkTarget): void {

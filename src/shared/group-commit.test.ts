@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { GroupCommit } from './group-commit.ts';
 
 describe('group commit writes items of one event-loop turn together', () => {
@@ -9,7 +9,7 @@ describe('group commit writes items of one event-loop turn together', () => {
         writes.push([...items]);
       },
       () => {},
-      100,
+      { maxItems: 100 },
     );
     const results = await Promise.all([1, 2, 3, 4, 5].map((n) => group.add(n)));
     expect(results).toEqual([true, true, true, true, true]);
@@ -25,7 +25,7 @@ describe('group commit writes items of one event-loop turn together', () => {
     const group = new GroupCommit<number>(
       () => gate,
       () => {},
-      100,
+      { maxItems: 100 },
     );
     const pending = group.add(1).then(() => {
       settled = true;
@@ -50,7 +50,7 @@ describe('group commit writes items of one event-loop turn together', () => {
         if (writes.length === 1) await firstGate;
       },
       () => {},
-      3,
+      { maxItems: 3 },
     );
     const first = group.add(0);
     await new Promise((resolve) => setImmediate(resolve));
@@ -71,7 +71,7 @@ describe('group commit writes items of one event-loop turn together', () => {
         if (fail) throw new Error('disk full');
       },
       (error, items) => errors.push([error, items.length]),
-      100,
+      { maxItems: 100 },
     );
     const failed = await Promise.all([group.add(1), group.add(2)]);
     expect(failed).toEqual([false, false]);
@@ -91,11 +91,73 @@ describe('group commit writes items of one event-loop turn together', () => {
         written.push(...items);
       },
       () => {},
-      2,
+      { maxItems: 2 },
     );
     for (const n of [1, 2, 3, 4, 5]) void group.add(n);
     await group.drain();
     expect(written).toEqual([1, 2, 3, 4, 5]);
     await group.drain();
+  });
+});
+
+describe('with delayMs, a batch started at rest waits that long for company', () => {
+  const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('items added in different turns within the delay are written by one call', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const writes: number[][] = [];
+    const group = new GroupCommit<number>(
+      async (items) => {
+        writes.push([...items]);
+      },
+      () => {},
+      { maxItems: 100, delayMs: 10 },
+    );
+    const first = group.add(1);
+    await nextTurn();
+    const second = group.add(2);
+    await nextTurn();
+    expect(writes).toEqual([]);
+    expect(group.pending).toBe(2);
+    vi.advanceTimersByTime(10);
+    expect(await Promise.all([first, second])).toEqual([true, true]);
+    expect(writes).toEqual([[1, 2]]);
+  });
+
+  it('a batch that fills up is written at once, and items during its write go into the next batch', async () => {
+    const writes: number[][] = [];
+    const group = new GroupCommit<number>(
+      async (items) => {
+        writes.push([...items]);
+        await nextTurn();
+      },
+      () => {},
+      { maxItems: 3, delayMs: 3_600_000 },
+    );
+    const full = [1, 2, 3].map((n) => group.add(n));
+    expect(writes).toEqual([[1, 2, 3]]);
+    const next = group.add(4);
+    expect(await Promise.all([...full, next])).toEqual([true, true, true, true]);
+    expect(writes).toEqual([[1, 2, 3], [4]]);
+  });
+
+  it('drain cuts the wait short and writes what was added', async () => {
+    const writes: number[][] = [];
+    const group = new GroupCommit<number>(
+      async (items) => {
+        writes.push([...items]);
+      },
+      () => {},
+      { maxItems: 100, delayMs: 3_600_000 },
+    );
+    void group.add(1);
+    await nextTurn();
+    void group.add(2);
+    await group.drain();
+    expect(writes).toEqual([[1, 2]]);
+    expect(group.pending).toBe(0);
   });
 });

@@ -4,8 +4,8 @@
 // waiting for their outcome to be written). One webhook may hold at most `perWebhookAhead` of them, so a
 // slow receiver fills its own slots and never the others'.
 import type { Clock } from '../shared/clock.ts';
+import { GroupCommit } from '../shared/group-commit.ts';
 import { createPollLoop } from '../shared/poll-loop.ts';
-import { DelayedBatch } from './delayed-batch.ts';
 import type { AttemptResult, ClaimedDelivery, DeliveriesService } from './deliveries.service.ts';
 import type { HttpSender, WebhookRequest } from './http-sender.ts';
 import { standardSignature } from './signing.ts';
@@ -77,7 +77,7 @@ export function createDispatcher(deps: {
   let cutting = false;
   let drained: (() => void) | undefined;
 
-  const results = new DelayedBatch<AttemptResult>(
+  const results = new GroupCommit<AttemptResult>(
     async (items) => {
       const paused = await deliveries.record(items);
       for (const webhookId of paused) {
@@ -89,8 +89,7 @@ export function createDispatcher(deps: {
         { err: error, count: items.length },
         'could not record webhook attempts; their leases will expire and they will be sent again',
       ),
-    options.recordDelayMs ?? 10,
-    1000,
+    { maxItems: 1000, delayMs: options.recordDelayMs ?? 10 },
   );
 
   function slot(webhookId: number): WebhookSlot {
