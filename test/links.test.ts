@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeLinkServer, createLinkServer } from '../src/links/link-server.ts';
-import { createClickStatements, type NewClick } from '../src/links/links.repo.ts';
+import { linksRepo, type NewClick } from '../src/links/links.repo.ts';
 import { createLinksService, type LinksService } from '../src/links/links.service.ts';
 import {
   availableDialects,
@@ -443,7 +443,6 @@ describeEachDialect('short links', (h) => {
     const db = h().deps.store.db;
     const ids = await db.selectFrom('links').select(['id', 'code']).where('code', 'in', codes).execute();
     const idOf = (code: string) => ids.find((r) => r.code === code)!.id;
-    const statements = createClickStatements(db);
     let seq = 1_000_000;
     for (const size of [1, 3, 61, 300, 777]) {
       const clicks: NewClick[] = Array.from({ length: size }, (_, i) => ({
@@ -456,7 +455,7 @@ describeEachDialect('short links', (h) => {
         referer: i % 2 ? null : `https://r.example/${seq + i}`,
         ip: `10.0.${i % 256}.0`,
       }));
-      await db.transaction().execute((tx) => statements.insertClicks(tx, clicks));
+      await db.transaction().execute((tx) => linksRepo.insertClicks(tx, clicks));
       const stored = await db
         .selectFrom('clicks')
         .select([

@@ -1,8 +1,8 @@
 import { type Selectable, sql } from 'kysely';
-import { insertRows } from '../store/bulk-insert.ts';
+import { insertBatch, insertRows } from '../store/bulk-insert.ts';
 import type { Db, DialectName, Executor } from '../store/db.ts';
+import { runPrepared, slot } from '../store/prepared.ts';
 import type { ClicksTable } from '../store/schema.ts';
-import { bindShape, compileShape, type QueryShape } from './query-shape.ts';
 
 export interface NewLink {
   code: string;
@@ -40,7 +40,26 @@ export type StoredClick = Pick<
 const maxIdsPerLookup = 500;
 
 /** Rows per INSERT: 6 columns each, far below SQLite's 32,766 bound parameters. */
-const insertBatch = 1000;
+const linkBatchRows = 1000;
+
+const clickColumns = [
+  'link_id',
+  'campaign_id',
+  'account_id',
+  'message_seq',
+  'clicked_at',
+  'user_agent',
+  'referer',
+  'ip',
+] as const satisfies readonly (keyof NewClick)[];
+
+/**
+ * Rows per click INSERT: a group of clicks goes in as one statement up to this, in statements of this many
+ * and one of the rest beyond (so at most this many SQL texts, one per size, each compiled once).
+ */
+const maxRowsPerInsert = 64;
+/** Id counts of the counter UPDATE statements; a list is padded up to one by repeating its last id. */
+const maxIdsPerUpdate = 512;
 
 const linkColumns = [
   'code',
@@ -56,7 +75,7 @@ export const linksRepo = {
   /** A campaign's links, 100,000 at a time for a large send: statements compiled once per batch size. */
   async insertMany(db: Executor, links: NewLink[], now: number): Promise<void> {
     const rows = links.map((l) => [l.code, l.campaign_id, l.message_seq, l.account_id, l.long_url, 0, now]);
-    await insertRows(db, 'links', linkColumns, rows, insertBatch);
+    await insertRows(db, 'links', linkColumns, rows, linkBatchRows);
   },
 
   /**
@@ -150,6 +169,62 @@ export const linksRepo = {
       .limit(limit)
       .execute();
   },
+
+  /**
+   * Inserts the clicks in order, up to `maxRowsPerInsert` per statement (each size compiled once, see
+   * store/prepared.ts: with 64 clicks per transaction, building them with Kysely each time cost as much as
+   * running them). Returns their ids where the dialect tells them for free (SQLite: the last rowid of each
+   * statement, whose rows take consecutive ids), undefined otherwise (PostgreSQL).
+   */
+  async insertClicks(tx: Executor, clicks: NewClick[]): Promise<number[] | undefined> {
+    let ids: number[] | undefined = [];
+    for (let done = 0; done < clicks.length; ) {
+      const size = Math.min(maxRowsPerInsert, clicks.length - done);
+      const values: unknown[] = [];
+      for (let r = done; r < done + size; r++) {
+        const click = clicks[r];
+        for (const column of clickColumns) values.push(click[column]);
+      }
+      const { insertId } = await insertBatch(tx, 'clicks', clickColumns, size, values);
+      if (insertId === undefined) ids = undefined;
+      else for (let id = Number(insertId) - size + 1; id <= Number(insertId); id++) ids?.push(id);
+      done += size;
+    }
+    return ids;
+  },
+
+  /**
+   * Adds `by` to the click counter of each link in `linkIds` (duplicates are harmless: `in` matches a row
+   * once) and returns the counters after the change, which CLICKER's clicks_on_link needs. Lists are padded
+   * up to a power of two by repeating their last id, so few statements are compiled.
+   */
+  async addClicks(tx: Executor, linkIds: number[], by: number): Promise<{ id: number; clicks: number }[]> {
+    const counters: { id: number; clicks: number }[] = [];
+    for (let i = 0; i < linkIds.length; i += maxIdsPerUpdate) {
+      const ids = linkIds.slice(i, i + maxIdsPerUpdate);
+      let size = 1;
+      while (size < ids.length) size *= 2;
+      const values: unknown[] = [by, ...ids];
+      while (values.length < size + 1) values.push(ids[ids.length - 1]);
+      const rows = await runPrepared<{ id: number; clicks: number }>(
+        tx,
+        `links.addClicks:${size}`,
+        (q) =>
+          q
+            .updateTable('links')
+            .set((eb) => ({ clicks: eb('clicks', '+', slot(0) as unknown as number) }))
+            .where(
+              'id',
+              'in',
+              Array.from({ length: size }, (_, n) => slot(n + 1) as unknown as number),
+            )
+            .returning(['id', 'clicks']),
+        values,
+      );
+      counters.push(...rows);
+    }
+    return counters;
+  },
 };
 
 function targets(db: Executor) {
@@ -174,114 +249,3 @@ function targets(db: Executor) {
       'c.info4',
     ]);
 }
-
-const clickColumns = [
-  'link_id',
-  'campaign_id',
-  'account_id',
-  'message_seq',
-  'clicked_at',
-  'user_agent',
-  'referer',
-  'ip',
-] as const satisfies readonly (keyof NewClick)[];
-
-/**
- * Rows per click INSERT: a group of clicks goes in as one statement up to this, in statements of this many
- * and one of the rest beyond (so at most this many SQL texts, one per size, each compiled once).
- */
-const maxRowsPerInsert = 64;
-/** Id counts of the counter UPDATE shapes; a list is padded up to one by repeating its last id. */
-const maxIdsPerUpdate = 512;
-
-/**
- * The click path's statements, compiled once per size for `db`'s dialect (see query-shape.ts): with 64
- * clicks per transaction, building them with Kysely each time cost as much as running them.
- */
-export function createClickStatements(db: Db) {
-  const inserts = new Map<number, QueryShape>();
-  const updates = new Map<number, QueryShape>();
-
-  const insertShape = (rows: number): QueryShape => {
-    let shape = inserts.get(rows);
-    if (!shape) {
-      shape = compileShape(rows * clickColumns.length, (input) =>
-        db.insertInto('clicks').values(
-          Array.from({ length: rows }, (_, r) => {
-            const row: Record<string, number> = {};
-            clickColumns.forEach((column, c) => {
-              row[column] = input(r * clickColumns.length + c);
-            });
-            return row as unknown as NewClick;
-          }),
-        ),
-      );
-      inserts.set(rows, shape);
-    }
-    return shape;
-  };
-
-  const updateShape = (ids: number): QueryShape => {
-    let shape = updates.get(ids);
-    if (!shape) {
-      shape = compileShape(ids + 1, (input) =>
-        db
-          .updateTable('links')
-          .set((eb) => ({ clicks: eb('clicks', '+', input(0)) }))
-          .where(
-            'id',
-            'in',
-            Array.from({ length: ids }, (_, i) => input(i + 1)),
-          )
-          .returning(['id', 'clicks']),
-      );
-      updates.set(ids, shape);
-    }
-    return shape;
-  };
-
-  return {
-    /**
-     * Inserts the clicks in order. Returns their ids where the dialect tells them for free (SQLite: the
-     * last rowid of each statement, whose rows take consecutive ids), undefined otherwise (PostgreSQL).
-     */
-    async insertClicks(tx: Executor, clicks: NewClick[]): Promise<number[] | undefined> {
-      let ids: number[] | undefined = [];
-      for (let done = 0; done < clicks.length; ) {
-        const size = Math.min(maxRowsPerInsert, clicks.length - done);
-        const values: unknown[] = [];
-        for (let r = done; r < done + size; r++) {
-          const click = clicks[r];
-          for (const column of clickColumns) values.push(click[column]);
-        }
-        const { insertId } = await tx.executeQuery(bindShape(insertShape(size), values));
-        if (insertId === undefined) ids = undefined;
-        else for (let id = Number(insertId) - size + 1; id <= Number(insertId); id++) ids?.push(id);
-        done += size;
-      }
-      return ids;
-    },
-
-    /**
-     * Adds `by` to the click counter of each link in `linkIds` (duplicates are harmless: `in` matches a row
-     * once) and returns the counters after the change, which CLICKER's clicks_on_link needs.
-     */
-    async addClicks(tx: Executor, linkIds: number[], by: number): Promise<{ id: number; clicks: number }[]> {
-      const counters: { id: number; clicks: number }[] = [];
-      for (let i = 0; i < linkIds.length; i += maxIdsPerUpdate) {
-        const ids = linkIds.slice(i, i + maxIdsPerUpdate);
-        let size = 1;
-        while (size < ids.length) size *= 2;
-        const values: unknown[] = [by, ...ids];
-        while (values.length < size + 1) values.push(ids[ids.length - 1]);
-        const result = await tx.executeQuery<{ id: number; clicks: number }>(
-          bindShape(updateShape(size), values),
-        );
-        counters.push(...result.rows);
-      }
-      return counters;
-    },
-  };
-}
-
-export type ClickStatements = ReturnType<typeof createClickStatements>;

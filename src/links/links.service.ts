@@ -10,7 +10,6 @@ import { type ClickerTemplate, clickerPayload, clickerTemplate } from './clicker
 import { truncateIp } from './client-ip.ts';
 import { deviceOf } from './device.ts';
 import {
-  createClickStatements,
   type LinkTargetRow,
   linksRepo,
   type NewClick,
@@ -128,7 +127,6 @@ export function createLinksService(deps: {
   const cache = new Map<string, LinkTarget>();
   const cacheById = new Map<number, LinkTarget>();
   const listeners = new Set<() => void>();
-  const clickStatements = createClickStatements(db);
 
   // CLICKER dates are `Y-m-d H:i:s` on the wall clock of the configured zone; formatted once per second.
   let lastSecond = Number.NaN;
@@ -155,9 +153,7 @@ export function createLinksService(deps: {
 
   /** The redirect's write: the click rows only, appended. Counting them is the fold's work. */
   async function persist(clicks: NewClick[]): Promise<void> {
-    const ids = await withRetry(() =>
-      db.transaction().execute((tx) => clickStatements.insertClicks(tx, clicks)),
-    );
+    const ids = await withRetry(() => db.transaction().execute((tx) => linksRepo.insertClicks(tx, clicks)));
     if (ids) rememberStored(clicks, ids);
     for (const listener of listeners) listener();
   }
@@ -233,8 +229,7 @@ export function createLinksService(deps: {
     }
     const totals = new Map<number, number>();
     for (const [by, ids] of idsByCount) {
-      for (const counter of await clickStatements.addClicks(tx, ids, by))
-        totals.set(counter.id, counter.clicks);
+      for (const counter of await linksRepo.addClicks(tx, ids, by)) totals.set(counter.id, counter.clicks);
     }
     const targets = await targetsById(tx, perLink.keys());
     const seen = new Map<number, number>();

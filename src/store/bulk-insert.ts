@@ -1,42 +1,11 @@
 // Multi-row INSERTs for the bulk paths (100,000 messages in one send). Kysely builds an operation tree per
 // value and compiles it on every call, which costs more than SQLite's insert itself at that size; the SQL
-// of an N-row insert only depends on the dialect, the table, the columns and N, so it is compiled by Kysely
-// once and reused with fresh parameters. The SQL stays Kysely's, and so stays dialect-neutral.
-import { CompiledQuery } from 'kysely';
+// of an N-row insert only depends on the dialect, the table, the columns and N, so it is compiled once
+// (prepared.ts) and reused with fresh parameters.
+import type { QueryResult } from 'kysely';
 import type { Executor } from './db.ts';
+import { executePrepared, slot } from './prepared.ts';
 import type { Database } from './schema.ts';
-
-/** Compiled statements per dialect adapter (SQLite and PostgreSQL may live in one process, as in tests). */
-const cache = new WeakMap<object, Map<string, string>>();
-const maxCachedStatements = 256;
-
-function insertSql<T extends keyof Database>(
-  db: Executor,
-  table: T,
-  columns: readonly string[],
-  rows: number,
-): string {
-  const adapter = db.getExecutor().adapter;
-  let statements = cache.get(adapter);
-  if (!statements) {
-    statements = new Map();
-    cache.set(adapter, statements);
-  }
-  const key = `${table}(${columns.join(',')})x${rows}`;
-  let text = statements.get(key);
-  if (text === undefined) {
-    const placeholder = Object.fromEntries(columns.map((c) => [c, null]));
-    const values = Array.from({ length: rows }, () => placeholder);
-    // The placeholder rows only fix the shape of the SQL; their values are never sent.
-    text = db
-      .insertInto(table)
-      .values(values as never)
-      .compile().sql;
-    if (statements.size >= maxCachedStatements) statements.clear();
-    statements.set(key, text);
-  }
-  return text;
-}
 
 /**
  * Inserts `rows` in batches of `batchRows`, each row given as its values in `columns` order. Keep
@@ -57,6 +26,34 @@ export async function insertRows<T extends keyof Database>(
       const row = rows[r];
       for (let c = 0; c < columns.length; c++) params[at++] = row[c];
     }
-    await db.executeQuery(CompiledQuery.raw(insertSql(db, table, columns, end - start), params));
+    await insertBatch(db, table, columns, end - start, params);
   }
+}
+
+/**
+ * Inserts `rows` rows given as one list of values, row after row in `columns` order, in one statement
+ * compiled once per table, columns and row count.
+ */
+export function insertBatch<T extends keyof Database>(
+  db: Executor,
+  table: T,
+  columns: readonly (keyof Database[T] & string)[],
+  rows: number,
+  values: readonly unknown[],
+): Promise<QueryResult<never>> {
+  return executePrepared(
+    db,
+    `insert:${table}(${columns.join(',')})x${rows}`,
+    (q) =>
+      q.insertInto(table).values(
+        Array.from({ length: rows }, (_, r) => {
+          const row: Record<string, string> = {};
+          columns.forEach((column, c) => {
+            row[column] = slot(r * columns.length + c);
+          });
+          return row as never;
+        }),
+      ),
+    values,
+  );
 }

@@ -2,6 +2,7 @@
 // holding and resuming a paused webhook's deliveries. No rules here. The statements every delivery runs are
 // compiled once per shape (store/prepared.ts): building them anew cost more than SQLite running them.
 import { sql } from 'kysely';
+import { insertRows } from '../store/bulk-insert.ts';
 import type { DialectName, Executor } from '../store/db.ts';
 import { runPrepared, slot } from '../store/prepared.ts';
 
@@ -28,6 +29,19 @@ export interface NewAttempt {
 }
 
 const batchRows = 500;
+
+const attemptColumns = [
+  'webhook_id',
+  'delivery_id',
+  'event_id',
+  'event_type',
+  'attempt',
+  'http_code',
+  'error',
+  'latency_ms',
+  'attempted_at',
+  'next_attempt_at',
+] as const satisfies readonly (keyof NewAttempt)[];
 
 /** A slot typed as the column it stands for. */
 const as = <T = never>(i: number) => slot(i) as unknown as T;
@@ -248,37 +262,8 @@ export const deliveriesRepo = {
   },
 
   async insertAttempts(db: Executor, attempts: NewAttempt[]): Promise<void> {
-    const columns = [
-      'webhook_id',
-      'delivery_id',
-      'event_id',
-      'event_type',
-      'attempt',
-      'http_code',
-      'error',
-      'latency_ms',
-      'attempted_at',
-      'next_attempt_at',
-    ] as const;
-    for (const chunk of chunks(attempts, 200)) {
-      const args: unknown[] = [];
-      for (const a of chunk) for (const c of columns) args.push(a[c]);
-      await runPrepared(
-        db,
-        `webhooks.attempts:${chunk.length}`,
-        (q) =>
-          q.insertInto('webhook_attempts').values(
-            chunk.map((_, row) => {
-              const values: Record<string, unknown> = {};
-              columns.forEach((c, i) => {
-                values[c] = slot(row * columns.length + i);
-              });
-              return values as unknown as NewAttempt;
-            }),
-          ),
-        args,
-      );
-    }
+    const rows = attempts.map((a) => attemptColumns.map((c) => a[c]));
+    await insertRows(db, 'webhook_attempts', attemptColumns, rows, 200);
   },
 
   /** Records the last answer of a webhook; `failingSince` null after a success. */
