@@ -1,8 +1,10 @@
 // SQL of balance alerts: the once-per-crossing flag on the setting, the BALANCE_ALERT event, and the leased
 // outbox of alert e-mails and SMS. No rules here.
-import { sql } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import type { DialectName, Executor } from '../store/db.ts';
+import { leaseQueue } from '../store/lease-queue.ts';
 import { runPrepared, slot } from '../store/prepared.ts';
+import type { AlertJobsTable } from '../store/schema.ts';
 
 export interface CrossedSetting {
   alert_trigger: string;
@@ -19,15 +21,27 @@ export interface NewAlertJob {
   payload: string;
 }
 
-export interface ClaimedAlertJob {
-  id: number;
-  account_id: number;
-  kind: string;
-  recipient: string;
-  payload: string;
-  attempts: number;
-  created_at: number;
-}
+/** What the worker needs of a job it leased. */
+const claimedColumns = [
+  'id',
+  'account_id',
+  'kind',
+  'recipient',
+  'payload',
+  'attempts',
+  'created_at',
+] as const;
+
+export type ClaimedAlertJob = Pick<Selectable<AlertJobsTable>, (typeof claimedColumns)[number]>;
+
+/** Pending jobs, due at `next_attempt_at`; a claim counts the attempt. */
+const jobQueue = leaseQueue({
+  table: 'alert_jobs',
+  waiting: 'pending',
+  leased: 'sending',
+  dueColumn: 'next_attempt_at',
+  leaseCountsAttempt: true,
+});
 
 // The trigger is stored as the digits the API echoes; the comparison reads it as a number.
 const triggerCredits = sql<number>`cast(alert_trigger as bigint)`;
@@ -89,47 +103,20 @@ export const alertsRepo = {
       .execute();
   },
 
-  /**
-   * Leases up to `limit` due jobs, oldest due first. On PostgreSQL concurrent workers skip each other's rows
-   * (FOR UPDATE SKIP LOCKED); SQLite has one writer, so the single statement is already exclusive.
-   */
-  async claimDue(
+  /** Leases up to `limit` due jobs, oldest due first (see store/lease-queue.ts). */
+  claimDue(
     db: Executor,
     dialect: DialectName,
     now: number,
     leaseMs: number,
     limit: number,
   ): Promise<ClaimedAlertJob[]> {
-    let due = db
-      .selectFrom('alert_jobs')
-      .select('id')
-      .where('state', '=', 'pending')
-      .where('next_attempt_at', '<=', now)
-      .orderBy('next_attempt_at')
-      .limit(limit);
-    if (dialect === 'postgres') due = due.forUpdate().skipLocked();
-    return db
-      .updateTable('alert_jobs')
-      .set((eb) => ({
-        state: 'sending',
-        lease_until: now + leaseMs,
-        attempts: eb('attempts', '+', 1),
-        updated_at: now,
-      }))
-      .where('id', 'in', due)
-      .returning(['id', 'account_id', 'kind', 'recipient', 'payload', 'attempts', 'created_at'])
-      .execute();
+    return jobQueue.claimDue(db, dialect, { now, leaseUntil: now + leaseMs, limit }, claimedColumns);
   },
 
   /** Jobs whose worker died mid-send are due again. */
-  async releaseExpiredLeases(db: Executor, now: number): Promise<number> {
-    const result = await db
-      .updateTable('alert_jobs')
-      .set({ state: 'pending', lease_until: null, updated_at: now })
-      .where('state', '=', 'sending')
-      .where('lease_until', '<', now)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows);
+  releaseExpiredLeases(db: Executor, now: number): Promise<number> {
+    return jobQueue.releaseExpired(db, now);
   },
 
   /**

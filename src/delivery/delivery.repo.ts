@@ -1,20 +1,35 @@
 // SQL of the delivery worker: claiming due messages by lease, recording submits and receipts, MO fragments
 // and the event outbox. No rules here.
+import type { Selectable } from 'kysely';
 import { insertRows } from '../store/bulk-insert.ts';
 import type { DialectName, Executor } from '../store/db.ts';
+import { leaseQueue } from '../store/lease-queue.ts';
 import { runPrepared, slot } from '../store/prepared.ts';
+import type { MessagesTable } from '../store/schema.ts';
 
-export interface ClaimedMessage {
-  id: number;
-  campaign_id: number;
-  account_id: number;
-  recipient: string;
-  gsmsmsid: string | null;
-  text: string;
-  encoding: string;
-  due_at: number;
-  attempts: number;
-}
+/** What the worker needs of a message it leased. */
+const claimedColumns = [
+  'id',
+  'campaign_id',
+  'account_id',
+  'recipient',
+  'gsmsmsid',
+  'text',
+  'encoding',
+  'due_at',
+  'attempts',
+] as const;
+
+export type ClaimedMessage = Pick<Selectable<MessagesTable>, (typeof claimedColumns)[number]>;
+
+/** Queued messages, due at `due_at`; a claim counts the attempt. */
+const messageQueue = leaseQueue({
+  table: 'messages',
+  waiting: 'queued',
+  leased: 'sending',
+  dueColumn: 'due_at',
+  leaseCountsAttempt: true,
+});
 
 const batchRows = 500;
 const partColumns = ['message_id', 'part_no', 'smsc_id', 'stat', 'dlr_status', 'updated_at'] as const;
@@ -36,57 +51,20 @@ function chunks<T>(items: T[], size = batchRows): T[][] {
 }
 
 export const deliveryRepo = {
-  /**
-   * Leases up to `limit` due messages, oldest due first. On PostgreSQL concurrent workers skip each other's
-   * rows (FOR UPDATE SKIP LOCKED); SQLite has one writer, so the single statement is already exclusive.
-   */
-  async claimDue(
+  /** Leases up to `limit` due messages, oldest due first (see store/lease-queue.ts). */
+  claimDue(
     db: Executor,
     dialect: DialectName,
     now: number,
     leaseMs: number,
     limit: number,
   ): Promise<ClaimedMessage[]> {
-    let due = db
-      .selectFrom('messages')
-      .select('id')
-      .where('state', '=', 'queued')
-      .where('due_at', '<=', now)
-      .orderBy('due_at')
-      .limit(limit);
-    if (dialect === 'postgres') due = due.forUpdate().skipLocked();
-    return db
-      .updateTable('messages')
-      .set((eb) => ({
-        state: 'sending',
-        lease_until: now + leaseMs,
-        attempts: eb('attempts', '+', 1),
-        updated_at: now,
-      }))
-      .where('id', 'in', due)
-      .returning([
-        'id',
-        'campaign_id',
-        'account_id',
-        'recipient',
-        'gsmsmsid',
-        'text',
-        'encoding',
-        'due_at',
-        'attempts',
-      ])
-      .execute();
+    return messageQueue.claimDue(db, dialect, { now, leaseUntil: now + leaseMs, limit }, claimedColumns);
   },
 
   /** Messages whose worker died mid-send go back to the queue. */
-  async releaseExpiredLeases(db: Executor, now: number): Promise<number> {
-    const result = await db
-      .updateTable('messages')
-      .set({ state: 'queued', lease_until: null, updated_at: now })
-      .where('state', '=', 'sending')
-      .where('lease_until', '<', now)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows);
+  releaseExpiredLeases(db: Executor, now: number): Promise<number> {
+    return messageQueue.releaseExpired(db, now);
   },
 
   campaignsOf(db: Executor, campaignIds: number[]) {

@@ -1,19 +1,29 @@
 // SQL of webhook delivery: fanning events out to deliveries, leasing due deliveries, recording attempts,
 // holding and resuming a paused webhook's deliveries. No rules here. The statements every delivery runs are
 // compiled once per shape (store/prepared.ts): building them anew cost more than SQLite running them.
-import { sql } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import { insertRows } from '../store/bulk-insert.ts';
 import type { DialectName, Executor } from '../store/db.ts';
+import { leaseQueue } from '../store/lease-queue.ts';
 import { runPrepared, slot } from '../store/prepared.ts';
+import type { WebhookDeliveriesTable } from '../store/schema.ts';
 
-export interface LeasedRow {
-  id: number;
-  webhook_id: number;
-  event_id: number | null;
-  event_type: string;
-  attempts: number;
-  payload: string | null;
-}
+/** What sending needs of a delivery it leased. */
+const leasedColumns = ['id', 'webhook_id', 'event_id', 'event_type', 'attempts', 'payload'] as const;
+
+export type LeasedRow = Pick<Selectable<WebhookDeliveriesTable>, (typeof leasedColumns)[number]>;
+
+/**
+ * Pending deliveries, due at `next_attempt_at`; held ones (of a paused webhook) wait outside the queue.
+ * An attempt is counted when its outcome is recorded, not when it is leased.
+ */
+const deliveryQueue = leaseQueue({
+  table: 'webhook_deliveries',
+  waiting: 'pending',
+  leased: 'sending',
+  dueColumn: 'next_attempt_at',
+  leaseCountsAttempt: false,
+});
 
 export interface NewAttempt {
   webhook_id: number;
@@ -136,40 +146,15 @@ export const deliveriesRepo = {
     limit: number,
     skipWebhooks: number[],
   ): Promise<{ id: number; webhook_id: number }[]> {
-    return runPrepared(
-      db,
-      `webhooks.due:${skipWebhooks.length}`,
-      (q) => {
-        let query = q
-          .selectFrom('webhook_deliveries')
-          .select(['id', 'webhook_id'])
-          .where('state', '=', as(0))
-          .where('next_attempt_at', '<=', as(1))
-          .orderBy('next_attempt_at')
-          .limit(as(2));
-        if (skipWebhooks.length > 0)
-          query = query.where('webhook_id', 'not in', slots(3, skipWebhooks.length));
-        if (dialect === 'postgres') query = query.forUpdate().skipLocked();
-        return query;
-      },
-      ['pending', now, limit, ...skipWebhooks],
-    );
+    return deliveryQueue.due(db, dialect, { now, limit }, ['id', 'webhook_id'], {
+      column: 'webhook_id',
+      values: skipWebhooks,
+    });
   },
 
   /** Leases pending deliveries; returns those it leased. */
   lease(db: Executor, ids: number[], leaseUntil: number, now: number): Promise<LeasedRow[]> {
-    return runPrepared(
-      db,
-      `webhooks.lease:${ids.length}`,
-      (q) =>
-        q
-          .updateTable('webhook_deliveries')
-          .set({ state: as(0), lease_until: as(1), updated_at: as(2) })
-          .where('id', 'in', slots(4, ids.length))
-          .where('state', '=', as(3))
-          .returning(['id', 'webhook_id', 'event_id', 'event_type', 'attempts', 'payload']),
-      ['sending', leaseUntil, now, 'pending', ...ids],
-    );
+    return deliveryQueue.lease(db, ids, { now, leaseUntil }, leasedColumns);
   },
 
   webhooksForSending(db: Executor, ids: number[]) {
@@ -333,14 +318,8 @@ export const deliveriesRepo = {
   },
 
   /** Deliveries whose dispatcher stopped mid-send go back to pending. */
-  async releaseExpiredLeases(db: Executor, now: number): Promise<number> {
-    const result = await db
-      .updateTable('webhook_deliveries')
-      .set({ state: 'pending', lease_until: null, updated_at: now })
-      .where('state', '=', 'sending')
-      .where('lease_until', '<', now)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows);
+  releaseExpiredLeases(db: Executor, now: number): Promise<number> {
+    return deliveryQueue.releaseExpired(db, now);
   },
 
   async insertTest(

@@ -1,0 +1,155 @@
+// The database is the queue: a worker takes due rows by setting a lease, and a row whose lease expired (its
+// worker died mid-send) becomes due again. Messages, webhook deliveries and alert jobs are such queues; the
+// statements that lease and release their rows are written once here, with each queue's table, state words
+// and due column. On PostgreSQL concurrent workers skip each other's rows (FOR UPDATE SKIP LOCKED); SQLite
+// has one writer, so a statement is already exclusive. Each statement is compiled once (prepared.ts).
+import type { Selectable } from 'kysely';
+import type { DialectName, Executor } from './db.ts';
+import { executePrepared, runPrepared, slot } from './prepared.ts';
+import type { Database } from './schema.ts';
+
+/** The tables worked as leased queues: each has id, state, attempts, lease_until, updated_at and a due time. */
+export type LeasedTable = 'messages' | 'webhook_deliveries' | 'alert_jobs';
+
+type Row<T extends LeasedTable> = Selectable<Database[T]>;
+type Column<T extends LeasedTable> = keyof Row<T> & string;
+
+export interface LeaseQueueSpec<T extends LeasedTable> {
+  table: T;
+  /** The state of a row waiting for its due time. */
+  waiting: string;
+  /** The state of a leased row. */
+  leased: string;
+  /** When a waiting row is due. */
+  dueColumn: Column<T> & ('due_at' | 'next_attempt_at');
+  /** Whether taking the lease counts an attempt (else recording the attempt's outcome does). */
+  leaseCountsAttempt: boolean;
+}
+
+/** Rows whose `column` is one of `values` are left out. */
+export interface Except<T extends LeasedTable> {
+  column: Column<T>;
+  values: readonly number[];
+}
+
+/** A slot typed as whatever the column it stands for takes. */
+const as = (i: number) => slot(i) as never;
+const slots = (from: number, count: number) => Array.from({ length: count }, (_, i) => as(from + i));
+
+export function leaseQueue<T extends LeasedTable>(spec: LeaseQueueSpec<T>) {
+  const { table, waiting, leased, dueColumn, leaseCountsAttempt } = spec;
+
+  /**
+   * Due waiting rows, oldest due first, locked for the transaction on PostgreSQL. Its arguments start at
+   * `from`: the waiting state, now, the limit, then the values of `except`.
+   */
+  function dueRows(
+    q: Executor,
+    dialect: DialectName,
+    columns: readonly string[],
+    from: number,
+    except?: { column: string; count: number },
+  ) {
+    let query = q
+      .selectFrom(table as LeasedTable)
+      .select(columns as never)
+      .where('state', '=', as(from))
+      .where(q.dynamic.ref(dueColumn), '<=', as(from + 1));
+    if (except) query = query.where(q.dynamic.ref(except.column), 'not in', slots(from + 3, except.count));
+    query = query.orderBy(q.dynamic.ref(dueColumn)).limit(as(from + 2));
+    return dialect === 'postgres' ? query.forUpdate().skipLocked() : query;
+  }
+
+  /** The arguments of `leaseRows`: the leased state, the lease's end and now, and 1 when it counts an attempt. */
+  const leaseArgs = (at: { now: number; leaseUntil: number }): unknown[] =>
+    leaseCountsAttempt ? [leased, at.leaseUntil, at.now, 1] : [leased, at.leaseUntil, at.now];
+
+  /** Sets the lease on the rows the caller's `where` picks, and answers their `columns`. */
+  function leaseRows(q: Executor, columns: readonly string[]) {
+    return q
+      .updateTable(table as LeasedTable)
+      .set((eb) => ({
+        state: as(0),
+        lease_until: as(1),
+        ...(leaseCountsAttempt ? { attempts: eb('attempts', '+', as(3)) } : {}),
+        updated_at: as(2),
+      }))
+      .returning(columns as never);
+  }
+
+  return {
+    /** Leases up to `limit` due rows, oldest due first, in one statement; answers their `columns`. */
+    claimDue<C extends Column<T>>(
+      db: Executor,
+      dialect: DialectName,
+      at: { now: number; leaseUntil: number; limit: number },
+      columns: readonly C[],
+    ): Promise<Pick<Row<T>, C>[]> {
+      const args = leaseArgs(at);
+      const from = args.length;
+      return runPrepared(
+        db,
+        `${table}.claimDue:${columns.join(',')}`,
+        (q) => leaseRows(q, columns).where('id', 'in', dueRows(q, dialect, ['id'], from)),
+        [...args, waiting, at.now, at.limit],
+      );
+    },
+
+    /**
+     * Up to `limit` due rows, oldest due first, for a caller that picks among them before it leases them
+     * (`lease`); on PostgreSQL they stay locked until its transaction ends, and other workers skip them.
+     */
+    due<C extends Column<T>>(
+      db: Executor,
+      dialect: DialectName,
+      at: { now: number; limit: number },
+      columns: readonly C[],
+      except?: Except<T>,
+    ): Promise<Pick<Row<T>, C>[]> {
+      const skipped = except?.values ?? [];
+      const left = skipped.length > 0 ? { column: except!.column, count: skipped.length } : undefined;
+      return runPrepared(
+        db,
+        `${table}.due:${columns.join(',')}:${left ? `${left.column}:${left.count}` : ''}`,
+        (q) => dueRows(q, dialect, columns, 0, left),
+        [waiting, at.now, at.limit, ...skipped],
+      );
+    },
+
+    /** Leases the rows among `ids` that are still waiting; answers the `columns` of those it leased. */
+    lease<C extends Column<T>>(
+      db: Executor,
+      ids: readonly number[],
+      at: { now: number; leaseUntil: number },
+      columns: readonly C[],
+    ): Promise<Pick<Row<T>, C>[]> {
+      const args = leaseArgs(at);
+      const from = args.length;
+      return runPrepared(
+        db,
+        `${table}.lease:${columns.join(',')}:${ids.length}`,
+        (q) =>
+          leaseRows(q, columns)
+            .where('id', 'in', slots(from + 1, ids.length))
+            .where('state', '=', as(from)),
+        [...args, waiting, ...ids],
+      );
+    },
+
+    /** Rows whose lease expired (their worker stopped mid-send) wait again; answers how many. */
+    async releaseExpired(db: Executor, now: number): Promise<number> {
+      const result = await executePrepared(
+        db,
+        `${table}.releaseExpired`,
+        (q) =>
+          q
+            .updateTable(table as LeasedTable)
+            .set({ state: as(0), lease_until: as(1), updated_at: as(2) })
+            .where('state', '=', as(3))
+            .where('lease_until', '<', as(2)),
+        [waiting, null, now, leased],
+      );
+      return Number(result.numAffectedRows ?? 0);
+    },
+  };
+}
