@@ -622,7 +622,7 @@ describeEachDialect(
         });
         expect(bad.body).toMatchObject({
           status: -7,
-          details: `length must be an integer from 1 to 1000, not "${length}"`,
+          details: `length "${length}" must be a whole number from 1 to 1000`,
         });
       }
       const other = await h().account();

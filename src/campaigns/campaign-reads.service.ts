@@ -8,9 +8,10 @@ import type { AuthContext } from '../shared/auth-context.ts';
 import type { Clock } from '../shared/clock.ts';
 import { ApiError } from '../shared/errors.ts';
 import { idIn, idOut } from '../shared/ids.ts';
+import { type Page, parsePage } from '../shared/paging.ts';
 import { DlrStatus } from '../sms/dlr-status.ts';
 import type { Db } from '../store/db.ts';
-import { campaignsRepo, type DueRange, type PageRequest } from './campaigns.repo.ts';
+import { campaignsRepo, type DueRange } from './campaigns.repo.ts';
 import { parseDelay } from './delay.ts';
 
 /** What GET /campaign/:ticket and GET /campaigns answer for each campaign. */
@@ -45,8 +46,6 @@ export interface CampaignsQuery {
   sort?: string;
 }
 
-const defaultPage = 100;
-const maxPage = 1000;
 const finalStates = new Set(['delivered', 'failed', 'expired']);
 
 type CampaignRow = NonNullable<Awaited<ReturnType<typeof campaignsRepo.find>>>;
@@ -96,16 +95,6 @@ export function createCampaignReads(deps: { db: Db; clock: Clock; config: Pick<C
   /** Dates go out as `Y-m-d H:i:s` in TIMEZONE: the form `delay` takes, and the one the Java SDK parses. */
   const wallTime = (ms: number) =>
     DateTime.fromMillis(Number(ms), { zone: config.TIMEZONE }).toFormat('yyyy-MM-dd HH:mm:ss');
-
-  function paging(start: string | undefined, length: string | undefined): PageRequest {
-    const s = start === undefined || start === '' ? 0 : Number(start);
-    const l = length === undefined || length === '' ? defaultPage : Number(length);
-    if (!Number.isInteger(s) || s < 0) throw ApiError.data(`start "${start}" must be a whole number ≥ 0`);
-    if (!Number.isInteger(l) || l < 1 || l > maxPage) {
-      throw ApiError.data(`length "${length}" must be a whole number from 1 to ${maxPage}`);
-    }
-    return { start: s, length: l };
-  }
 
   function dateBound(field: string, value: string | undefined): number | undefined {
     if (value === undefined || value.trim() === '') return undefined;
@@ -182,7 +171,7 @@ export function createCampaignReads(deps: { db: Db; clock: Clock; config: Pick<C
   }
 
   /** Replies (MO) or STOPs about a campaign, a page at a time. */
-  async function replies(auth: AuthContext, ticket: string, type: 'MO' | 'STOP', page: PageRequest) {
+  async function replies(auth: AuthContext, ticket: string, type: 'MO' | 'STOP', page: Page) {
     const campaign = await ownCampaign(auth, ticket);
     const rows = await campaignsRepo.eventsPage(db, auth.accountId, Number(campaign.id), type, page);
     return rows.map((r) => {
@@ -201,7 +190,7 @@ export function createCampaignReads(deps: { db: Db; clock: Clock; config: Pick<C
 
     /** GET /campaigns: the account's campaigns by due date (newest first unless `sort` is asc). */
     async campaigns(auth: AuthContext, query: CampaignsQuery) {
-      const page = paging(query.start, query.length);
+      const page = parsePage(query);
       const end = dateBound('date_end', query.date_end);
       // date_end names a second: everything due within that second is included.
       const range: DueRange = {
@@ -222,12 +211,12 @@ export function createCampaignReads(deps: { db: Db; clock: Clock; config: Pick<C
 
     /** GET /campaign/:ticket/mo */
     async campaignReplies(auth: AuthContext, ticket: string, start?: string, length?: string) {
-      return replies(auth, ticket, 'MO', paging(start, length));
+      return replies(auth, ticket, 'MO', parsePage({ start, length }));
     },
 
     /** GET /campaign/:ticket/blacklist: the numbers that answered the campaign with a stop word. */
     async campaignStops(auth: AuthContext, ticket: string, start?: string, length?: string) {
-      const page = paging(start, length);
+      const page = parsePage({ start, length });
       return (await replies(auth, ticket, 'STOP', page)).map((r) => ({
         number: r.from,
         date: r.date,
@@ -237,7 +226,7 @@ export function createCampaignReads(deps: { db: Db; clock: Clock; config: Pick<C
 
     /** GET /campaign/:ticket/npai: recipients whose receipt said the number does not exist. */
     async campaignNpai(auth: AuthContext, ticket: string, start?: string, length?: string) {
-      const page = paging(start, length);
+      const page = parsePage({ start, length });
       const campaign = await ownCampaign(auth, ticket);
       const rows = await campaignsRepo.npaiPage(db, auth.accountId, Number(campaign.id), page);
       return rows.map((r) => ({

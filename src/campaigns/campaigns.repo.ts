@@ -1,5 +1,6 @@
 // SQL for campaigns, their messages, and the account's blacklist and NPAI filters. No rules here.
 import { type SelectQueryBuilder, sql } from 'kysely';
+import type { Page } from '../shared/paging.ts';
 import { DlrStatus } from '../sms/dlr-status.ts';
 import { insertRows } from '../store/bulk-insert.ts';
 import type { Executor } from '../store/db.ts';
@@ -75,11 +76,6 @@ const campaignEventTypes = sql<boolean>`type in ('MO', 'STOP')`;
 export interface DueRange {
   from?: number;
   to?: number;
-}
-
-export interface PageRequest {
-  start: number;
-  length: number;
 }
 
 function inRange<Q extends SelectQueryBuilder<Database, 'campaigns', object>>(query: Q, range: DueRange): Q {
@@ -165,7 +161,7 @@ export const campaignsRepo = {
   },
 
   /** A page of the account's campaigns due within the range, by due time then id. */
-  page(db: Executor, accountId: number, range: DueRange, page: PageRequest & { ascending: boolean }) {
+  page(db: Executor, accountId: number, range: DueRange, page: Page & { ascending: boolean }) {
     const direction = page.ascending ? 'asc' : 'desc';
     return inRange(db.selectFrom('campaigns'), range)
       .select(campaignReadColumns)
@@ -216,7 +212,7 @@ export const campaignsRepo = {
   },
 
   /** A page of the events of one type (MO, STOP) about a campaign, oldest first. */
-  eventsPage(db: Executor, accountId: number, campaignId: number, type: 'MO' | 'STOP', page: PageRequest) {
+  eventsPage(db: Executor, accountId: number, campaignId: number, type: 'MO' | 'STOP', page: Page) {
     return db
       .selectFrom('events')
       .select(['payload', 'created_at'])
@@ -231,7 +227,7 @@ export const campaignsRepo = {
   },
 
   /** A page of the campaign's messages whose receipts said the number does not exist, in seq order. */
-  npaiPage(db: Executor, accountId: number, campaignId: number, page: PageRequest) {
+  npaiPage(db: Executor, accountId: number, campaignId: number, page: Page) {
     return db
       .selectFrom('messages')
       .select(['recipient', 'gsmsmsid', 'updated_at'])

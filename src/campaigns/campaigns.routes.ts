@@ -1,6 +1,7 @@
 import Type from 'typebox';
 import { ok } from '../http/envelope.ts';
 import { type App, caller } from '../http/types.ts';
+import { PageQuery } from '../shared/paging.ts';
 import type { CampaignsService } from './campaigns.service.ts';
 
 const Message = Type.Object({
@@ -44,7 +45,6 @@ const SendQuery = Type.Object({
 });
 
 const TicketParams = Type.Object({ ticket: Type.String() });
-const Paging = Type.Object({ start: Type.Optional(Type.String()), length: Type.Optional(Type.String()) });
 const CampaignsQuery = Type.Object({
   start: Type.Optional(Type.String()),
   length: Type.Optional(Type.String()),
@@ -52,7 +52,7 @@ const CampaignsQuery = Type.Object({
   date_end: Type.Optional(Type.String()),
   sort: Type.Optional(Type.String()),
 });
-const paged = { params: TicketParams, querystring: Paging };
+const paged = { params: TicketParams, querystring: PageQuery };
 
 export function campaignsRoutes(app: App, campaigns: CampaignsService): void {
   app.delete('/send/:ticket', { schema: { params: TicketParams } }, async (req) =>

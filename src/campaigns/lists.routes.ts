@@ -1,6 +1,7 @@
 import Type from 'typebox';
 import { ok } from '../http/envelope.ts';
 import { type App, caller } from '../http/types.ts';
+import { PageQuery } from '../shared/paging.ts';
 import type { ListsService } from './lists.service.ts';
 
 const Info = Type.Optional(Type.String());
@@ -19,7 +20,6 @@ const ListBody = Type.Object({
     ),
   }),
 });
-const Paging = Type.Object({ start: Type.Optional(Type.String()), length: Type.Optional(Type.String()) });
 const IdParams = Type.Object({ id: Type.String() });
 const Numbers = Type.Object({
   contacts: Type.Object({ gsm: Type.Array(Type.Object({ value: Type.String() })) }),
@@ -34,7 +34,7 @@ export function listsRoutes(app: App, lists: ListsService): void {
     ok(await lists.saveList(caller(req), req.body.list)),
   );
   app.get('/lists', async (req) => ok({ lists: await lists.lists(caller(req)) }));
-  app.get('/list/:id', { schema: { params: IdParams, querystring: Paging } }, async (req) =>
+  app.get('/list/:id', { schema: { params: IdParams, querystring: PageQuery } }, async (req) =>
     ok(await lists.list(caller(req), req.params.id, req.query.start, req.query.length)),
   );
 
@@ -43,7 +43,7 @@ export function listsRoutes(app: App, lists: ListsService): void {
       const body = req.body as Record<typeof list, { contacts: { gsm: { value: string }[] } }>;
       return ok(await lists.addNumbers(caller(req), list, body[list].contacts.gsm));
     });
-    app.get(`/${list}`, { schema: { querystring: Paging } }, async (req) =>
+    app.get(`/${list}`, { schema: { querystring: PageQuery } }, async (req) =>
       ok({ [list]: await lists.numbers(caller(req), list, req.query.start, req.query.length) }),
     );
   }

@@ -3,6 +3,7 @@ import type { AuthContext } from '../shared/auth-context.ts';
 import type { Clock } from '../shared/clock.ts';
 import { ApiError } from '../shared/errors.ts';
 import { idIn, idOut } from '../shared/ids.ts';
+import { parsePage } from '../shared/paging.ts';
 import { checkNumber, normalizeNumber } from '../sms/numbers.ts';
 import type { Db, Executor } from '../store/db.ts';
 import { listsRepo, type NumberList, numberListsRepo } from './lists.repo.ts';
@@ -24,8 +25,6 @@ export interface ListInput {
 const maxNameLength = 100;
 const maxInfoLength = 255;
 const lookupChunk = 500;
-const defaultPage = 100;
-const maxPage = 1000;
 
 const iso = (ms: number) => new Date(Number(ms)).toISOString();
 
@@ -33,16 +32,6 @@ export type ListsService = ReturnType<typeof createListsService>;
 
 export function createListsService(deps: { db: Db; clock: Clock; maxContacts: number }) {
   const { db, clock, maxContacts } = deps;
-
-  function paging(start: string | undefined, length: string | undefined) {
-    const s = start === undefined || start === '' ? 0 : Number(start);
-    const l = length === undefined || length === '' ? defaultPage : Number(length);
-    if (!Number.isInteger(s) || s < 0) throw ApiError.data(`start "${start}" must be a whole number ≥ 0`);
-    if (!Number.isInteger(l) || l < 1 || l > maxPage) {
-      throw ApiError.data(`length "${length}" must be a whole number from 1 to ${maxPage}`);
-    }
-    return { start: s, length: l };
-  }
 
   async function ownList(auth: AuthContext, rawId: string) {
     const id = idIn(rawId);
@@ -145,7 +134,7 @@ export function createListsService(deps: { db: Db; clock: Clock; maxContacts: nu
 
     async list(auth: AuthContext, rawId: string, start?: string, length?: string) {
       const list = await ownList(auth, rawId);
-      const page = paging(start, length);
+      const page = parsePage({ start, length });
       const id = Number(list.id);
       const [total, rows] = await Promise.all([
         listsRepo.countContacts(db, auth.accountId, [id]),
@@ -192,7 +181,7 @@ export function createListsService(deps: { db: Db; clock: Clock; maxContacts: nu
     },
 
     async numbers(auth: AuthContext, list: NumberList, start?: string, length?: string) {
-      const page = paging(start, length);
+      const page = parsePage({ start, length });
       const rows = await numberListsRepo.page(db, list, auth.accountId, page.start, page.length);
       return rows.map((r) => ({ id: idOut(r.id), number: r.number, added_at: iso(r.created_at) }));
     },

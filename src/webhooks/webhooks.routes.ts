@@ -1,6 +1,7 @@
 import Type from 'typebox';
 import { ok } from '../http/envelope.ts';
 import { type App, caller } from '../http/types.ts';
+import { PageQuery } from '../shared/paging.ts';
 import type { WebhooksService } from './webhooks.service.ts';
 
 const WebhookBody = Type.Object({
@@ -12,7 +13,6 @@ const WebhookBody = Type.Object({
 });
 const IdParams = Type.Object({ id: Type.String() });
 const StatusBody = Type.Object({ webhook: Type.Object({ status: Type.String() }) });
-const PageQuery = Type.Object({ start: Type.Optional(Type.String()), length: Type.Optional(Type.String()) });
 
 export function webhooksRoutes(app: App, webhooks: WebhooksService): void {
   app.post('/webhook', { schema: { body: WebhookBody } }, async (req) =>

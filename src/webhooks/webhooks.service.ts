@@ -6,6 +6,7 @@ import type { AuthContext } from '../shared/auth-context.ts';
 import type { Clock } from '../shared/clock.ts';
 import { ApiError } from '../shared/errors.ts';
 import { idIn, idOut } from '../shared/ids.ts';
+import { parsePage } from '../shared/paging.ts';
 import type { Db } from '../store/db.ts';
 import { deliveriesRepo } from './deliveries.repo.ts';
 import type { UrlGuard } from './url-guard.ts';
@@ -15,8 +16,6 @@ export const webhookTypes = ['MO', 'DLR', 'STOP', 'CLICKER', 'BALANCE_ALERT'] as
 export const webhookStatuses = ['live', 'paused'] as const;
 const maxUrlLength = 2048;
 const maxSignatureLength = 255;
-const maxPageLength = 1000;
-const defaultPageLength = 100;
 
 export interface WebhookInput {
   type?: string;
@@ -65,23 +64,6 @@ function checkSignature(signature: string | undefined): string | null {
     throw ApiError.data(`webhook.signature is longer than ${maxSignatureLength} characters`);
   }
   return signature;
-}
-
-/** Paging of a list: `start` (offset, default 0) and `length` (default 100, at most 1000). */
-function page(query: { start?: string; length?: string }): { start: number; length: number } {
-  const read = (name: 'start' | 'length', fallback: number, min: number, max: number) => {
-    const raw = query[name];
-    if (raw === undefined || raw === '') return fallback;
-    const n = Number(raw);
-    if (!/^\d+$/.test(raw) || n < min || n > max) {
-      throw ApiError.data(`${name} must be an integer from ${min} to ${max}, not "${raw}"`);
-    }
-    return n;
-  };
-  return {
-    start: read('start', 0, 0, Number.MAX_SAFE_INTEGER),
-    length: read('length', defaultPageLength, 1, maxPageLength),
-  };
 }
 
 /** What a test delivery carries: the body of an event of the webhook's type, with sample values. */
@@ -219,7 +201,7 @@ export function createWebhooksService(deps: { db: Db; clock: Clock; urlGuard: Ur
     /** The webhook's attempt log, newest first. */
     async deliveries(auth: AuthContext, id: string, query: { start?: string; length?: string }) {
       const row = await get(auth, id);
-      const { start, length } = page(query);
+      const { start, length } = parsePage(query);
       const [attempts, total] = await Promise.all([
         deliveriesRepo.attempts(db, auth.accountId, row.id, start, length),
         deliveriesRepo.countAttempts(db, auth.accountId, row.id),
