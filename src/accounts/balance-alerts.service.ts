@@ -1,6 +1,7 @@
 // The alert e-mails and SMS that balance crossings leave in `alert_jobs`: leased to a worker, each outcome
 // recorded, failures retried with backoff until the alert is a day old.
 import type { CampaignsService } from '../campaigns/campaigns.service.ts';
+import { backoffMs } from '../shared/backoff.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { Db, DialectName } from '../store/db.ts';
 import { alertSmsText, parseAlert } from './alert-messages.ts';
@@ -33,9 +34,6 @@ export function createBalanceAlertsService(deps: {
   options: BalanceAlertsOptions;
 }) {
   const { db, dialect, clock, campaigns, options } = deps;
-
-  const retryDelayMs = (attempts: number) =>
-    Math.min(options.retryBaseMs * 2 ** Math.max(0, attempts - 1), options.retryMaxMs);
 
   return {
     claim(limit: number): Promise<ClaimedAlertJob[]> {
@@ -86,7 +84,7 @@ export function createBalanceAlertsService(deps: {
           ? 'sent'
           : undefined;
       }
-      const nextAttemptAt = now + retryDelayMs(job.attempts);
+      const nextAttemptAt = now + backoffMs(job.attempts, options.retryBaseMs, options.retryMaxMs);
       const giveUp = outcome.permanent || nextAttemptAt > job.created_at + options.giveUpAfterMs;
       const state = giveUp ? 'failed' : 'pending';
       const held = await alertsRepo.finish(

@@ -2,6 +2,7 @@
 // records each outcome (with its events) before it leases more. Receipts and replies from the transport
 // are recorded in batches too, and acknowledged to the carrier only once written.
 
+import { backoffMs } from '../shared/backoff.ts';
 import type { Clock } from '../shared/clock.ts';
 import { GroupCommit } from '../shared/group-commit.ts';
 import { createPollLoop } from '../shared/poll-loop.ts';
@@ -72,7 +73,7 @@ export function createDeliveryWorker(deps: {
   }
 
   function retryAt(attempts: number): number {
-    return clock.now() + Math.min(options.retryBaseMs * 2 ** Math.max(0, attempts - 1), options.retryMaxMs);
+    return clock.now() + backoffMs(attempts, options.retryBaseMs, options.retryMaxMs);
   }
 
   async function sendOne(

@@ -1,6 +1,7 @@
 // An SMPP 3.4 client on the `smpp` package: several transceiver binds, a window of in-flight submit_sm per
 // bind, a throughput limit counted in parts, enquire_link keepalive and reconnection with backoff.
 import smpp, { type Pdu, type Session } from 'smpp';
+import { backoffMs } from '../../shared/backoff.ts';
 import { senderAddress } from '../outbound-parts.ts';
 import { parseReceipt } from '../receipt.ts';
 import type { InboundHandler, InboundMessage, OutboundPart, SubmitOutcome, Transport } from '../transport.ts';
@@ -79,7 +80,8 @@ class Bind {
   bound = false;
   readonly pending = new Map<number, Pending>();
   private nextKey = 0;
-  private reconnectMs: number;
+  /** Connections lost or refused since the last bind: each one doubles the wait before the next try. */
+  private failedConnects = 0;
   private reconnectTimer: NodeJS.Timeout | undefined;
   private keepaliveTimer: NodeJS.Timeout | undefined;
   private awaitingEnquire = false;
@@ -94,9 +96,7 @@ class Bind {
     private readonly handler: InboundHandler,
     private readonly log: Log,
     private readonly onReady: () => void,
-  ) {
-    this.reconnectMs = options.reconnectMinMs;
-  }
+  ) {}
 
   get free(): number {
     return this.bound && Date.now() >= this.pausedUntil
@@ -128,7 +128,7 @@ class Bind {
             return;
           }
           this.bound = true;
-          this.reconnectMs = this.options.reconnectMinMs;
+          this.failedConnects = 0;
           this.log.info({ bind: this.index, host: target.host, port: target.port }, 'SMPP bound');
           this.startKeepalive();
           this.onReady();
@@ -182,8 +182,8 @@ class Bind {
       });
     }
     if (this.stopped) return;
-    const delay = this.reconnectMs;
-    this.reconnectMs = Math.min(this.reconnectMs * 2, this.options.reconnectMaxMs);
+    this.failedConnects++;
+    const delay = backoffMs(this.failedConnects, this.options.reconnectMinMs, this.options.reconnectMaxMs);
     this.reconnectTimer = setTimeout(() => this.connect(), delay);
   }
 
@@ -360,7 +360,6 @@ export class SmppTransport implements Transport {
       data_coding: part.dataCoding,
       short_message: shortMessage,
     };
-    let backoffMs = 200;
     for (let attempt = 0; ; attempt++) {
       await this.throttle();
       const bind = await this.acquire();
@@ -371,8 +370,7 @@ export class SmppTransport implements Transport {
       if (result.status === 0) return { ok: true, smscId: result.messageId };
       const outcome = classifySubmitStatus(result.status);
       if (isBackpressure(result.status)) {
-        bind.pausedUntil = Date.now() + backoffMs;
-        backoffMs = Math.min(backoffMs * 2, 10_000);
+        bind.pausedUntil = Date.now() + backoffMs(attempt + 1, 200, 10_000);
         if (attempt < this.options.backpressureRetries) continue;
       }
       return { ok: false, ...outcome };
