@@ -1,9 +1,9 @@
 // Accounts, sub-accounts, credits, authentication, tokens and the balance notification setting.
-import { DateTime } from 'luxon';
 import type { AuthContext } from '../shared/auth-context.ts';
 import type { Clock } from '../shared/clock.ts';
 import { ApiError, Status } from '../shared/errors.ts';
 import { idIn, idOut } from '../shared/ids.ts';
+import { zonedTime } from '../shared/zoned-time.ts';
 import type { Db, Executor } from '../store/db.ts';
 import { appendEvents } from '../store/outbox.ts';
 import { accountsRepo, type NotificationFields, notificationRepo, tokensRepo } from './accounts.repo.ts';
@@ -39,13 +39,7 @@ export function createAccountsService(deps: { db: Db; clock: Clock; timezone: st
   const { db, clock, timezone } = deps;
 
   // Whole seconds with the zone's offset, as the DLR and MO events have it.
-  const isoDate = (ms: number) => {
-    const second = Math.floor(ms / 1000) * 1000;
-    return (
-      DateTime.fromMillis(second, { zone: timezone }).toISO({ suppressMilliseconds: true }) ??
-      new Date(second).toISOString()
-    );
-  };
+  const { isoSecond } = zonedTime(timezone);
 
   /**
    * After credits went down to `balance`: if that is at or below the account's alert trigger and the
@@ -56,7 +50,7 @@ export function createAccountsService(deps: { db: Db; clock: Clock; timezone: st
     const setting = await alertsRepo.disarmIfCrossed(tx, accountId, balance);
     if (!setting) return;
     const now = clock.now();
-    const alert: BalanceAlert = { balance, trigger: Number(setting.alert_trigger), date: isoDate(now) };
+    const alert: BalanceAlert = { balance, trigger: Number(setting.alert_trigger), date: isoSecond(now) };
     const payload = serializeAlert(alert);
     await appendEvents(
       tx,

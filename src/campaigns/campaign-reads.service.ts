@@ -2,13 +2,13 @@
 // drew, their NPAI numbers, and blacklisting those. Counters are computed from the campaign's own messages
 // (one grouped query for every campaign of the answer), so a read costs what its campaigns hold, never what
 // the whole account holds.
-import { DateTime } from 'luxon';
 import type { Config } from '../config.ts';
 import type { AuthContext } from '../shared/auth-context.ts';
 import type { Clock } from '../shared/clock.ts';
 import { ApiError } from '../shared/errors.ts';
 import { idIn, idOut } from '../shared/ids.ts';
 import { type Page, parsePage } from '../shared/paging.ts';
+import { zonedTime } from '../shared/zoned-time.ts';
 import { DlrStatus } from '../sms/dlr-status.ts';
 import type { Db } from '../store/db.ts';
 import { campaignsRepo, type DueRange } from './campaigns.repo.ts';
@@ -93,8 +93,7 @@ export function createCampaignReads(deps: { db: Db; clock: Clock; config: Pick<C
   const { db, clock, config } = deps;
 
   /** Dates go out as `Y-m-d H:i:s` in TIMEZONE: the form `delay` takes, and the one the Java SDK parses. */
-  const wallTime = (ms: number) =>
-    DateTime.fromMillis(Number(ms), { zone: config.TIMEZONE }).toFormat('yyyy-MM-dd HH:mm:ss');
+  const { wallTime } = zonedTime(config.TIMEZONE);
 
   function dateBound(field: string, value: string | undefined): number | undefined {
     if (value === undefined || value.trim() === '') return undefined;

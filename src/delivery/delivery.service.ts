@@ -1,7 +1,7 @@
 // Delivery rules: what a submit's outcome, a receipt or a reply does to messages, lists and the event outbox.
 // Every change is written with the event that reports it, in one transaction.
-import { DateTime } from 'luxon';
 import type { Clock } from '../shared/clock.ts';
+import { zonedTime } from '../shared/zoned-time.ts';
 import { DlrStatus } from '../sms/dlr-status.ts';
 import { checkNumber } from '../sms/numbers.ts';
 import type { Db, DialectName, Executor } from '../store/db.ts';
@@ -62,21 +62,8 @@ export function createDeliveryService(deps: {
   const isStop = stopMatcher(options.stopKeywords);
   const npaiErrors = new Set(options.npaiErrors.map((e) => e.padStart(3, '0')));
 
-  // Events are dated to the second and a batch of receipts shares one instant: the zone arithmetic (a
-  // visible share of the receipt path's CPU) is done once per second, not once per event.
-  let lastSecond = Number.NaN;
-  let lastIso = '';
-  const isoDate = (ms: number) => {
-    const second = Math.floor(ms / 1000);
-    if (second !== lastSecond) {
-      lastIso =
-        DateTime.fromMillis(second * 1000, { zone: options.timezone }).toISO({
-          suppressMilliseconds: true,
-        }) ?? new Date(second * 1000).toISOString();
-      lastSecond = second;
-    }
-    return lastIso;
-  };
+  // Events are dated to the second and a batch of receipts shares one instant: formatted once per second.
+  const dates = zonedTime(options.timezone);
 
   function dlrEvent(
     message: { account_id: number; campaign_id: number; recipient: string; gsmsmsid: string | null },
@@ -87,7 +74,7 @@ export function createDeliveryService(deps: {
       campaign_id: message.campaign_id,
       type: 'DLR',
       payload: JSON.stringify({
-        date: isoDate(clock.now()),
+        date: dates.isoSecond(clock.now()),
         status,
         destination: message.recipient,
         message_id: message.gsmsmsid ?? '',
@@ -159,7 +146,7 @@ export function createDeliveryService(deps: {
     const type = isStop(text) ? 'STOP' : 'MO';
     if (type === 'STOP') await deps.numberLists.addToBlacklist(tx, last.account_id, from);
     const payload = {
-      date: isoDate(now),
+      date: dates.isoSecond(now),
       message: text,
       from,
       account_id: String(last.account_id),

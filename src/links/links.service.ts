@@ -1,9 +1,9 @@
 // Short links: codes for campaigns, the redirect, and click recording.
 import type { IncomingHttpHeaders } from 'node:http';
-import { DateTime } from 'luxon';
 import type { Logger } from 'pino';
 import type { Clock } from '../shared/clock.ts';
 import { GroupCommit } from '../shared/group-commit.ts';
+import { zonedTime } from '../shared/zoned-time.ts';
 import type { Db, DialectName, Executor } from '../store/db.ts';
 import { appendEvents, type NewEvent } from '../store/outbox.ts';
 import { type ClickerTemplate, clickerPayload, clickerTemplate } from './clicker-payload.ts';
@@ -129,16 +129,7 @@ export function createLinksService(deps: {
   const listeners = new Set<() => void>();
 
   // CLICKER dates are `Y-m-d H:i:s` on the wall clock of the configured zone; formatted once per second.
-  let lastSecond = Number.NaN;
-  let lastWallTime = '';
-  function wallTime(ms: number): string {
-    const second = Math.floor(ms / 1000);
-    if (second !== lastSecond) {
-      lastWallTime = DateTime.fromMillis(second * 1000, { zone: timezone }).toFormat('yyyy-MM-dd HH:mm:ss');
-      lastSecond = second;
-    }
-    return lastWallTime;
-  }
+  const { wallTime } = zonedTime(timezone);
 
   /** The CLICKER event of a click (API.md), or null for a link without a message (nobody to report). */
   function clickerEvent(click: StoredClick, target: LinkTarget, nth: number): NewEvent | null {

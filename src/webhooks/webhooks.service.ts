@@ -1,12 +1,12 @@
 // Webhook subscriptions: one or more per event type, each with its own signing secret; their attempt log
 // and test deliveries.
 import { randomBytes } from 'node:crypto';
-import { DateTime } from 'luxon';
 import type { AuthContext } from '../shared/auth-context.ts';
 import type { Clock } from '../shared/clock.ts';
 import { ApiError } from '../shared/errors.ts';
 import { idIn, idOut } from '../shared/ids.ts';
 import { parsePage } from '../shared/paging.ts';
+import { type ZonedTime, zonedTime } from '../shared/zoned-time.ts';
 import type { Db } from '../store/db.ts';
 import { deliveriesRepo } from './deliveries.repo.ts';
 import type { UrlGuard } from './url-guard.ts';
@@ -67,9 +67,8 @@ function checkSignature(signature: string | undefined): string | null {
 }
 
 /** What a test delivery carries: the body of an event of the webhook's type, with sample values. */
-function sampleBody(type: string, accountId: number, now: number, timezone: string): Record<string, unknown> {
-  const date = DateTime.fromMillis(now, { zone: timezone });
-  const iso = date.toISO({ suppressMilliseconds: true }) ?? new Date(now).toISOString();
+function sampleBody(type: string, accountId: number, now: number, dates: ZonedTime): Record<string, unknown> {
+  const iso = dates.isoInstant(now);
   switch (type) {
     case 'DLR':
       return {
@@ -93,7 +92,7 @@ function sampleBody(type: string, accountId: number, now: number, timezone: stri
       return {
         campaign_id: '0',
         gsmsid: 'test',
-        date: date.toFormat('yyyy-MM-dd HH:mm:ss'),
+        date: dates.wallTime(now),
         long_url: 'https://example.com/',
         short_url: 'https://example.com/test',
         brand: '',
@@ -115,9 +114,7 @@ export type WebhooksService = ReturnType<typeof createWebhooksService>;
 export function createWebhooksService(deps: { db: Db; clock: Clock; urlGuard: UrlGuard; timezone: string }) {
   const { db, clock, urlGuard, timezone } = deps;
 
-  const isoDate = (ms: number) =>
-    DateTime.fromMillis(ms, { zone: timezone }).toISO({ suppressMilliseconds: true }) ??
-    new Date(ms).toISOString();
+  const dates = zonedTime(timezone);
 
   /** The URL's shape, then its target: private and other non-public addresses are refused. */
   async function checkUrl(url: string): Promise<string> {
@@ -216,8 +213,8 @@ export function createWebhooksService(deps: { db: Db; clock: Clock; urlGuard: Ur
           attempt: a.attempt,
           http_code: a.http_code === null ? null : String(a.http_code),
           latency_ms: a.latency_ms,
-          date: isoDate(a.attempted_at),
-          next_attempt: a.next_attempt_at === null ? null : isoDate(a.next_attempt_at),
+          date: dates.isoInstant(a.attempted_at),
+          next_attempt: a.next_attempt_at === null ? null : dates.isoInstant(a.next_attempt_at),
           error: a.error,
         })),
         totalRecords: total,
@@ -231,7 +228,7 @@ export function createWebhooksService(deps: { db: Db; clock: Clock; urlGuard: Ur
         throw ApiError.data(`webhook ${idOut(row.id)} is paused; set it live to send it a test`);
       }
       const now = clock.now();
-      const body = sampleBody(row.type, auth.accountId, now, timezone);
+      const body = sampleBody(row.type, auth.accountId, now, dates);
       const deliveryId = await deliveriesRepo.insertTest(
         db,
         {
