@@ -1,18 +1,22 @@
 // SQL for accounts, the credit ledger, tokens and the balance notification. No rules here.
+
+import type { Selectable } from 'kysely';
 import type { Executor } from '../store/db.ts';
 import { runPrepared, slot } from '../store/prepared.ts';
-import type { BalanceNotificationsTable } from '../store/schema.ts';
+import type {
+  AccountsTable,
+  BalanceNotificationsTable,
+  CreditLedgerTable,
+  TokensTable,
+} from '../store/schema.ts';
 
-export interface NewAccount {
-  parent_id: number | null;
-  email: string;
-  password_hash: string;
-  first_name: string | null;
-  last_name: string | null;
-  company: string | null;
-  credits: number;
-  unlimited: number;
-  created_at: number;
+export type NewAccount = Omit<Selectable<AccountsTable>, 'id'>;
+
+/** A token with what authenticating its caller needs, its account's parent included. */
+interface TokenOwner
+  extends Pick<Selectable<TokensTable>, 'account_id' | 'expires_at' | 'allowed_ips' | 'last_used_at'>,
+    Pick<Selectable<AccountsTable>, 'parent_id'> {
+  token_id: Selectable<TokensTable>['id'];
 }
 
 export const accountsRepo = {
@@ -23,17 +27,7 @@ export const accountsRepo = {
 
   /** By id; on every send (who pays), so compiled once. */
   async find(db: Executor, id: number) {
-    const [row] = await runPrepared<{
-      id: number;
-      parent_id: number | null;
-      email: string;
-      first_name: string | null;
-      last_name: string | null;
-      company: string | null;
-      credits: number;
-      unlimited: number;
-      created_at: number;
-    }>(
+    const [row] = await runPrepared<Omit<Selectable<AccountsTable>, 'password_hash'>>(
       db,
       'accounts.find',
       (q) =>
@@ -74,13 +68,7 @@ export const accountsRepo = {
 
   async recordLedger(
     db: Executor,
-    entry: {
-      account_id: number;
-      delta: number;
-      balance_after: number;
-      reason: string;
-      campaign_id: number | null;
-    },
+    entry: Omit<Selectable<CreditLedgerTable>, 'id' | 'created_at'>,
     now: number,
   ): Promise<void> {
     await db
@@ -93,13 +81,7 @@ export const accountsRepo = {
 export const tokensRepo = {
   async insert(
     db: Executor,
-    token: {
-      account_id: number;
-      name: string;
-      token_hash: string;
-      expires_at: number | null;
-      allowed_ips: string | null;
-    },
+    token: Omit<Selectable<TokensTable>, 'id' | 'created_at' | 'last_used_at'>,
     now: number,
   ): Promise<number> {
     const row = await db
@@ -112,14 +94,7 @@ export const tokensRepo = {
 
   /** The token and its account, for authentication: on every request, so compiled once. */
   async findByHash(db: Executor, tokenHash: string) {
-    const [row] = await runPrepared<{
-      token_id: number;
-      account_id: number;
-      expires_at: number | null;
-      allowed_ips: string | null;
-      last_used_at: number | null;
-      parent_id: number | null;
-    }>(
+    const [row] = await runPrepared<TokenOwner>(
       db,
       'tokens.findByHash',
       (q) =>

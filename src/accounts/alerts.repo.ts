@@ -4,22 +4,16 @@ import { type Selectable, sql } from 'kysely';
 import type { DialectName, Executor } from '../store/db.ts';
 import { leaseQueue } from '../store/lease-queue.ts';
 import { runPrepared, slot } from '../store/prepared.ts';
-import type { AlertJobsTable } from '../store/schema.ts';
+import type { AlertJobsTable, BalanceNotificationsTable } from '../store/schema.ts';
 
-export interface CrossedSetting {
-  alert_trigger: string;
-  alert_email: string;
-  alert_gsm: string;
-  email: string;
-  phone_number: string;
-}
+/** What an alert needs of the setting whose trigger a debit crossed. */
+const crossedColumns = ['alert_trigger', 'alert_email', 'alert_gsm', 'email', 'phone_number'] as const;
 
-export interface NewAlertJob {
-  account_id: number;
+export type CrossedSetting = Pick<Selectable<BalanceNotificationsTable>, (typeof crossedColumns)[number]>;
+
+export type NewAlertJob = Pick<Selectable<AlertJobsTable>, 'account_id' | 'recipient' | 'payload'> & {
   kind: 'email' | 'sms';
-  recipient: string;
-  payload: string;
-}
+};
 
 /** What the worker needs of a job it leased. */
 const claimedColumns = [
@@ -67,7 +61,7 @@ export const alertsRepo = {
           .where('account_id', '=', slot(0) as unknown as number)
           .where('armed', '=', sql.lit(1))
           .where(triggerCredits, '>=', slot(1) as unknown as number)
-          .returning(['alert_trigger', 'alert_email', 'alert_gsm', 'email', 'phone_number']),
+          .returning(crossedColumns),
       [accountId, balance],
     );
     return row;

@@ -1,5 +1,5 @@
 // SQL for campaigns, their messages, and the account's blacklist and NPAI filters. No rules here.
-import { type SelectQueryBuilder, sql } from 'kysely';
+import { type Selectable, type SelectQueryBuilder, sql } from 'kysely';
 import type { Page } from '../shared/paging.ts';
 import { DlrStatus } from '../sms/dlr-status.ts';
 import { insertRows } from '../store/bulk-insert.ts';
@@ -7,7 +7,7 @@ import type { Executor } from '../store/db.ts';
 import { runPrepared, slot } from '../store/prepared.ts';
 import type { CampaignsTable, Database } from '../store/schema.ts';
 
-export type NewCampaign = Omit<CampaignsTable, 'id'>;
+export type NewCampaign = Omit<Selectable<CampaignsTable>, 'id'>;
 
 const campaignColumns = [
   'account_id',

@@ -1,5 +1,6 @@
 // Sending: validate the message, filter the recipients, substitute links, price, debit, and store the
 // campaign with its messages and links in one transaction. Simulation runs the same computation unstored.
+import type { Selectable } from 'kysely';
 import type { AccountsService } from '../accounts/accounts.service.ts';
 import type { Config } from '../config.ts';
 import type { NewLink } from '../links/links.repo.ts';
@@ -12,6 +13,7 @@ import { parseCountries } from '../sms/numbers.ts';
 import { countSegments } from '../sms/segments.ts';
 import { nextOpening } from '../sms/sending-window.ts';
 import type { Db, Executor } from '../store/db.ts';
+import type { MessagesTable } from '../store/schema.ts';
 import { createCampaignReads } from './campaign-reads.service.ts';
 import { campaignsRepo, filterChunk, filtersRepo } from './campaigns.repo.ts';
 import { dueAt } from './delay.ts';
@@ -48,14 +50,10 @@ export interface CampaignResult extends FilterCounts {
   credits: number;
 }
 
-export interface MessageLine {
-  recipient: string;
-  gsmsmsid: string | null;
-  text: string;
-  parts: number;
-  encoding: string;
-  state: string;
-}
+export type MessageLine = Pick<
+  Selectable<MessagesTable>,
+  'recipient' | 'gsmsmsid' | 'text' | 'parts' | 'encoding' | 'state'
+>;
 
 interface Plan {
   text: string;

@@ -5,7 +5,12 @@ import { insertRows } from '../store/bulk-insert.ts';
 import type { DialectName, Executor } from '../store/db.ts';
 import { leaseQueue } from '../store/lease-queue.ts';
 import { runPrepared, slot } from '../store/prepared.ts';
-import type { MessagesTable } from '../store/schema.ts';
+import type {
+  MessagePartsTable,
+  MessagesTable,
+  MoFragmentsTable,
+  OrphanReceiptsTable,
+} from '../store/schema.ts';
 
 /** What the worker needs of a message it leased. */
 const claimedColumns = [
@@ -34,15 +39,10 @@ const messageQueue = leaseQueue({
 const batchRows = 500;
 const partColumns = ['message_id', 'part_no', 'smsc_id', 'stat', 'dlr_status', 'updated_at'] as const;
 
-export interface OpenPart {
-  id: number;
-  message_id: number;
-  campaign_id: number;
-  account_id: number;
-  recipient: string;
-  gsmsmsid: string | null;
-  parts: number;
-}
+/** A part awaiting its receipt, with what the receipt's event needs of its message. */
+export interface OpenPart
+  extends Pick<Selectable<MessagePartsTable>, 'id' | 'message_id'>,
+    Pick<Selectable<MessagesTable>, 'campaign_id' | 'account_id' | 'recipient' | 'gsmsmsid' | 'parts'> {}
 
 function chunks<T>(items: T[], size = batchRows): T[][] {
   const out: T[][] = [];
@@ -78,7 +78,7 @@ export const deliveryRepo = {
   /** Inserts the parts the SMSC accepted (a whole batch of messages at once). */
   async insertParts(
     db: Executor,
-    parts: { message_id: number; part_no: number; smsc_id: string }[],
+    parts: Pick<Selectable<MessagePartsTable>, 'message_id' | 'part_no' | 'smsc_id'>[],
     now: number,
   ): Promise<void> {
     const rows = parts.map((p) => [p.message_id, p.part_no, p.smsc_id, null, null, now]);
@@ -89,13 +89,8 @@ export const deliveryRepo = {
   async setLeasedState(
     db: Executor,
     ids: number[],
-    fields: {
-      state: string;
-      dlr_status?: number | null;
-      smsc_id?: string | null;
-      due_at?: number;
-      error?: string | null;
-    },
+    fields: Pick<Selectable<MessagesTable>, 'state'> &
+      Partial<Pick<Selectable<MessagesTable>, 'dlr_status' | 'smsc_id' | 'due_at' | 'error'>>,
     now: number,
   ): Promise<void> {
     for (const chunk of chunks(ids)) {
@@ -204,7 +199,7 @@ export const deliveryRepo = {
 
   async insertOrphan(
     db: Executor,
-    receipt: { smsc_id: string; stat: string; err: string | null },
+    receipt: Pick<Selectable<OrphanReceiptsTable>, 'smsc_id' | 'stat' | 'err'>,
     now: number,
   ) {
     await db
@@ -272,7 +267,7 @@ export const deliveryRepo = {
 
   async insertFragment(
     db: Executor,
-    fragment: { sender: string; recipient: string; ref: number; total: number; seq: number; text: string },
+    fragment: Omit<Selectable<MoFragmentsTable>, 'id' | 'received_at'>,
     now: number,
   ): Promise<void> {
     await db

@@ -66,7 +66,7 @@ export function createDeliveryService(deps: {
   const dates = zonedTime(options.timezone);
 
   function dlrEvent(
-    message: { account_id: number; campaign_id: number; recipient: string; gsmsmsid: string | null },
+    message: Pick<ClaimedMessage, 'account_id' | 'campaign_id' | 'recipient' | 'gsmsmsid'>,
     status: number,
   ): NewEvent {
     return {

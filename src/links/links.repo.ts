@@ -2,30 +2,23 @@ import { type Selectable, sql } from 'kysely';
 import { insertBatch, insertRows } from '../store/bulk-insert.ts';
 import type { Db, DialectName, Executor } from '../store/db.ts';
 import { runPrepared, slot } from '../store/prepared.ts';
-import type { ClicksTable } from '../store/schema.ts';
+import type { ClicksTable, ContactsTable, LinksTable, MessagesTable } from '../store/schema.ts';
 
-export interface NewLink {
-  code: string;
-  campaign_id: number;
-  message_seq: number;
-  account_id: number;
-  long_url: string;
+export type NewLink = Pick<
+  Selectable<LinksTable>,
+  'code' | 'campaign_id' | 'message_seq' | 'account_id' | 'long_url'
+>;
+
+/** A link with its message and contact, both joined on the left (the message's fields are null without one). */
+export interface LinkTargetRow
+  extends Pick<Selectable<LinksTable>, 'id' | keyof NewLink>,
+    Pick<Selectable<MessagesTable>, 'gsmsmsid'>,
+    Pick<Selectable<ContactsTable>, 'info1' | 'info2' | 'info3' | 'info4'> {
+  message_id: Selectable<MessagesTable>['id'] | null;
 }
 
-export interface LinkTargetRow {
-  id: number;
-  code: string;
-  campaign_id: number;
-  message_seq: number;
-  account_id: number;
-  long_url: string;
-  message_id: number | null;
-  gsmsmsid: string | null;
-  info1: string | null;
-  info2: string | null;
-  info3: string | null;
-  info4: string | null;
-}
+/** A link's click counter after a change. */
+export type LinkCounter = Pick<Selectable<LinksTable>, 'id' | 'clicks'>;
 
 /** A click row as the redirect stores it. */
 export type NewClick = Omit<Selectable<ClicksTable>, 'id'>;
@@ -198,15 +191,15 @@ export const linksRepo = {
    * once) and returns the counters after the change, which CLICKER's clicks_on_link needs. Lists are padded
    * up to a power of two by repeating their last id, so few statements are compiled.
    */
-  async addClicks(tx: Executor, linkIds: number[], by: number): Promise<{ id: number; clicks: number }[]> {
-    const counters: { id: number; clicks: number }[] = [];
+  async addClicks(tx: Executor, linkIds: number[], by: number): Promise<LinkCounter[]> {
+    const counters: LinkCounter[] = [];
     for (let i = 0; i < linkIds.length; i += maxIdsPerUpdate) {
       const ids = linkIds.slice(i, i + maxIdsPerUpdate);
       let size = 1;
       while (size < ids.length) size *= 2;
       const values: unknown[] = [by, ...ids];
       while (values.length < size + 1) values.push(ids[ids.length - 1]);
-      const rows = await runPrepared<{ id: number; clicks: number }>(
+      const rows = await runPrepared<LinkCounter>(
         tx,
         `links.addClicks:${size}`,
         (q) =>

@@ -1,18 +1,15 @@
 // The event outbox: every DLR, MO, STOP, CLICKER and BALANCE_ALERT is appended here in the same transaction
 // as the change it reports; the webhook dispatcher turns rows into deliveries. One writer for every capability.
+import type { Selectable } from 'kysely';
 import { insertRows } from './bulk-insert.ts';
 import type { Executor } from './db.ts';
+import type { EventsTable } from './schema.ts';
 
 export type EventType = 'DLR' | 'MO' | 'STOP' | 'CLICKER' | 'BALANCE_ALERT';
 
-export interface NewEvent {
-  account_id: number;
-  /** The campaign a receipt, reply or click is about; null for account events. */
-  campaign_id: number | null;
+export type NewEvent = Pick<Selectable<EventsTable>, 'account_id' | 'campaign_id' | 'payload'> & {
   type: EventType;
-  /** The webhook body, already JSON. */
-  payload: string;
-}
+};
 
 const columns = ['account_id', 'campaign_id', 'type', 'payload', 'created_at'] as const;
 const batchRows = 500;

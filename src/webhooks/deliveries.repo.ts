@@ -6,7 +6,12 @@ import { insertRows } from '../store/bulk-insert.ts';
 import type { DialectName, Executor } from '../store/db.ts';
 import { leaseQueue } from '../store/lease-queue.ts';
 import { runPrepared, slot } from '../store/prepared.ts';
-import type { WebhookDeliveriesTable } from '../store/schema.ts';
+import type {
+  EventsTable,
+  WebhookAttemptsTable,
+  WebhookDeliveriesTable,
+  WebhooksTable,
+} from '../store/schema.ts';
 
 /** What sending needs of a delivery it leased. */
 const leasedColumns = ['id', 'webhook_id', 'event_id', 'event_type', 'attempts', 'payload'] as const;
@@ -25,18 +30,15 @@ const deliveryQueue = leaseQueue({
   leaseCountsAttempt: false,
 });
 
-export interface NewAttempt {
-  webhook_id: number;
-  delivery_id: number;
-  event_id: number | null;
-  event_type: string;
-  attempt: number;
-  http_code: number | null;
-  error: string | null;
-  latency_ms: number;
-  attempted_at: number;
-  next_attempt_at: number | null;
-}
+export type NewAttempt = Omit<Selectable<WebhookAttemptsTable>, 'id'>;
+
+/** What sending needs of a webhook. */
+export type SendingWebhook = Pick<
+  Selectable<WebhooksTable>,
+  'id' | 'url' | 'secret' | 'signature' | 'status'
+>;
+
+type EventPayload = Pick<Selectable<EventsTable>, 'id' | 'payload'>;
 
 const batchRows = 500;
 
@@ -145,7 +147,7 @@ export const deliveriesRepo = {
     now: number,
     limit: number,
     skipWebhooks: number[],
-  ): Promise<{ id: number; webhook_id: number }[]> {
+  ): Promise<Pick<Selectable<WebhookDeliveriesTable>, 'id' | 'webhook_id'>[]> {
     return deliveryQueue.due(db, dialect, { now, limit }, ['id', 'webhook_id'], {
       column: 'webhook_id',
       values: skipWebhooks,
@@ -158,7 +160,7 @@ export const deliveriesRepo = {
   },
 
   webhooksForSending(db: Executor, ids: number[]) {
-    return runPrepared<{ id: number; url: string; secret: string; signature: string | null; status: string }>(
+    return runPrepared<SendingWebhook>(
       db,
       `webhooks.forSending:${ids.length}`,
       (q) =>
@@ -170,10 +172,10 @@ export const deliveriesRepo = {
     );
   },
 
-  async eventPayloads(db: Executor, ids: number[]): Promise<{ id: number; payload: string }[]> {
-    const out: { id: number; payload: string }[] = [];
+  async eventPayloads(db: Executor, ids: number[]): Promise<EventPayload[]> {
+    const out: EventPayload[] = [];
     for (const chunk of chunks(ids)) {
-      const rows = await runPrepared<{ id: number; payload: string }>(
+      const rows = await runPrepared<EventPayload>(
         db,
         `webhooks.payloads:${chunk.length}`,
         (q) => q.selectFrom('events').select(['id', 'payload']).where('id', 'in', slots(0, chunk.length)),
@@ -324,7 +326,9 @@ export const deliveriesRepo = {
 
   async insertTest(
     db: Executor,
-    row: { webhook_id: number; account_id: number; event_type: string; payload: string },
+    row: Pick<Selectable<WebhookDeliveriesTable>, 'webhook_id' | 'account_id' | 'event_type'> & {
+      payload: string;
+    },
     now: number,
   ): Promise<number> {
     const inserted = await db

@@ -1,10 +1,8 @@
+import type { Selectable } from 'kysely';
 import type { Executor } from '../store/db.ts';
+import type { WebhooksTable } from '../store/schema.ts';
 
-export interface WebhookFields {
-  type: string;
-  url: string;
-  signature: string | null;
-}
+export type WebhookFields = Pick<Selectable<WebhooksTable>, 'type' | 'url' | 'signature'>;
 
 const columns = ['id', 'type', 'url', 'signature', 'status', 'last_http_code', 'created_at'] as const;
 
