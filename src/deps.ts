@@ -85,7 +85,10 @@ export async function createDeps(
     db,
     dialect: store.dialect,
     clock,
-    campaigns,
+    alertSms: {
+      queue: (tx, accountId, number, text, sender) =>
+        campaigns.sendSystemMessage(tx, accountId, number, text, sender),
+    },
     options: {
       sender: config.ALERT_SENDER,
       leaseMs: config.LEASE_SECONDS * 1000,

@@ -1,11 +1,18 @@
 // The alert e-mails and SMS that balance crossings leave in `alert_jobs`: leased to a worker, each outcome
 // recorded, failures retried with backoff until the alert is a day old.
-import type { CampaignsService } from '../campaigns/campaigns.service.ts';
 import { backoffMs } from '../shared/backoff.ts';
 import type { Clock } from '../shared/clock.ts';
-import type { Db, DialectName } from '../store/db.ts';
+import type { Db, DialectName, Executor } from '../store/db.ts';
 import { alertSmsText, parseAlert } from './alert-messages.ts';
 import { alertsRepo, type ClaimedAlertJob } from './alerts.repo.ts';
+
+/**
+ * Where an alert SMS is queued (a free message the delivery worker sends like any other), inside the
+ * caller's transaction. Declared here, wired in deps.ts: accounts reaches no other capability itself.
+ */
+export interface AlertSms {
+  queue(tx: Executor, accountId: number, number: string, text: string, sender: string): Promise<unknown>;
+}
 
 export interface BalanceAlertsOptions {
   /** The sender of the free alert SMS. */
@@ -30,10 +37,10 @@ export function createBalanceAlertsService(deps: {
   db: Db;
   dialect: DialectName;
   clock: Clock;
-  campaigns: Pick<CampaignsService, 'sendSystemMessage'>;
+  alertSms: AlertSms;
   options: BalanceAlertsOptions;
 }) {
-  const { db, dialect, clock, campaigns, options } = deps;
+  const { db, dialect, clock, alertSms, options } = deps;
 
   return {
     claim(limit: number): Promise<ClaimedAlertJob[]> {
@@ -52,7 +59,7 @@ export function createBalanceAlertsService(deps: {
       const text = alertSmsText(parseAlert(job.payload));
       try {
         return await db.transaction().execute(async (tx) => {
-          await campaigns.sendSystemMessage(tx, job.account_id, job.recipient, text, options.sender);
+          await alertSms.queue(tx, job.account_id, job.recipient, text, options.sender);
           const held = await alertsRepo.finish(
             tx,
             job.id,
