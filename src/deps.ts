@@ -106,6 +106,7 @@ export async function createDeps(
       addToBlacklist: (tx, accountId, number) => lists.addNumberInTx(tx, accountId, 'blacklist', number),
       addToNpai: (tx, accountId, number) => lists.addNumberInTx(tx, accountId, 'npai', number),
     },
+    campaigns: { sendingOptions: (ids) => campaigns.sendingOptions(ids) },
     options: {
       timezone: config.TIMEZONE,
       stopKeywords: config.STOP_KEYWORDS.split(','),

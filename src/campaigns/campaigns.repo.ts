@@ -263,6 +263,11 @@ export const campaignsRepo = {
     return Number(result.numInsertedOrUpdatedRows ?? 0);
   },
 
+  /** Sender and pushtype of campaigns, for the delivery worker (not scoped: the worker serves every account). */
+  sendingOptions(db: Executor, ids: readonly number[]) {
+    return db.selectFrom('campaigns').select(['id', 'sender', 'pushtype']).where('id', 'in', ids).execute();
+  },
+
   /** The owner of a campaign, for operator commands that are given only a ticket. */
   findOwner(db: Executor, id: number) {
     return db.selectFrom('campaigns').select(['account_id']).where('id', '=', id).executeTakeFirst();

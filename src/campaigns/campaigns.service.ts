@@ -432,6 +432,14 @@ export function createCampaignsService(deps: {
       return campaignId;
     },
 
+    /** Sender and pushtype of each campaign: what the delivery worker needs besides the messages. */
+    async sendingOptions(
+      ids: readonly number[],
+    ): Promise<Map<number, { sender: string | null; pushtype: string }>> {
+      const rows = await campaignsRepo.sendingOptions(db, ids);
+      return new Map(rows.map((r) => [Number(r.id), { sender: r.sender, pushtype: r.pushtype }]));
+    },
+
     /** Every message of a campaign in seq order, a page at a time (the operator's `pigeon messages`). */
     async *messages(ticket: string, pageSize = 1000): AsyncGenerator<MessageLine> {
       const id = idIn(ticket);

@@ -67,14 +67,6 @@ export const deliveryRepo = {
     return messageQueue.releaseExpired(db, now);
   },
 
-  campaignsOf(db: Executor, campaignIds: number[]) {
-    return db
-      .selectFrom('campaigns')
-      .select(['id', 'sender', 'pushtype'])
-      .where('id', 'in', campaignIds)
-      .execute();
-  },
-
   /** Inserts the parts the SMSC accepted (a whole batch of messages at once). */
   async insertParts(
     db: Executor,

@@ -17,6 +17,16 @@ export interface NumberLists {
   addToNpai(tx: Executor, accountId: number, number: string): Promise<void>;
 }
 
+/** What the worker needs of a campaign besides its messages (campaigns are the campaigns capability's). */
+export interface CampaignSettings {
+  sendingOptions(campaignIds: readonly number[]): Promise<Map<number, SendingOptions>>;
+}
+
+export interface SendingOptions {
+  sender: string | null;
+  pushtype: string;
+}
+
 export type SubmitResult =
   | { kind: 'submitted'; message: ClaimedMessage; smscIds: string[] }
   | { kind: 'failed'; message: ClaimedMessage; dlrStatus: number; error: string }
@@ -56,6 +66,7 @@ export function createDeliveryService(deps: {
   dialect: DialectName;
   clock: Clock;
   numberLists: NumberLists;
+  campaigns: CampaignSettings;
   options: DeliveryOptions;
 }) {
   const { db, clock, options } = deps;
@@ -180,11 +191,8 @@ export function createDeliveryService(deps: {
     },
 
     /** Sender and pushtype of each campaign: what the worker needs besides the message itself. */
-    async campaigns(
-      campaignIds: number[],
-    ): Promise<Map<number, { sender: string | null; pushtype: string }>> {
-      const rows = await deliveryRepo.campaignsOf(db, campaignIds);
-      return new Map(rows.map((r) => [r.id, { sender: r.sender, pushtype: r.pushtype }]));
+    campaigns(campaignIds: readonly number[]): Promise<Map<number, SendingOptions>> {
+      return deps.campaigns.sendingOptions(campaignIds);
     },
 
     /** Records what happened to a batch of leased messages, with their events, in one transaction. */
