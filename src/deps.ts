@@ -80,24 +80,9 @@ export async function createDeps(
     codeLength: config.SHORT_CODE_LENGTH,
     timezone: config.TIMEZONE,
   });
-  const campaigns = createCampaignsService({ db, clock, config, accounts, links });
-  const balanceAlerts = createBalanceAlertsService({
-    db,
-    dialect: store.dialect,
-    clock,
-    alertSms: {
-      queue: (tx, accountId, number, text, sender) =>
-        campaigns.sendSystemMessage(tx, accountId, number, text, sender),
-    },
-    options: {
-      sender: config.ALERT_SENDER,
-      leaseMs: config.LEASE_SECONDS * 1000,
-      retryBaseMs: 30_000,
-      retryMaxMs: 3_600_000,
-      giveUpAfterMs: 86_400_000,
-    },
-  });
   const lists = createListsService({ db, clock, maxContacts: config.MAX_RECIPIENTS });
+  // Delivery and campaigns call each other: delivery through its CampaignSettings port, called only once
+  // both exist.
   const delivery = createDeliveryService({
     db,
     dialect: store.dialect,
@@ -112,6 +97,23 @@ export async function createDeps(
       stopKeywords: config.STOP_KEYWORDS.split(','),
       npaiErrors: config.NPAI_ERROR_CODES.split(',').map((c) => c.trim()),
       leaseMs: config.LEASE_SECONDS * 1000,
+    },
+  });
+  const campaigns = createCampaignsService({ db, clock, config, accounts, links, delivery });
+  const balanceAlerts = createBalanceAlertsService({
+    db,
+    dialect: store.dialect,
+    clock,
+    alertSms: {
+      queue: (tx, accountId, number, text, sender) =>
+        campaigns.sendSystemMessage(tx, accountId, number, text, sender),
+    },
+    options: {
+      sender: config.ALERT_SENDER,
+      leaseMs: config.LEASE_SECONDS * 1000,
+      retryBaseMs: 30_000,
+      retryMaxMs: 3_600_000,
+      giveUpAfterMs: 86_400_000,
     },
   });
   return {

@@ -304,6 +304,36 @@ describeEachDialect('campaign reads', (h) => {
     expect(again.body).toMatchObject({ status: 1, added_contacts: 0 });
   });
 
+  it('PUT /npai blacklists every NPAI number of a campaign larger than a page, counting only the new ones', async () => {
+    const a = await h().account({ credits: 5000 });
+    // 2,500 recipients, of which 2,100 NPAI: the numbers come from delivery in keyset pages of 1,000.
+    const recipients = Array.from({ length: 2500 }, (_, i) => `3367${String(1_000_000 + i)}`);
+    const ticket = await send(h(), a, recipients);
+    const db = h().deps.store.db;
+    await db
+      .updateTable('messages')
+      .set({ state: 'failed', dlr_status: 5 })
+      .where('campaign_id', '=', Number(ticket))
+      .where('seq', '<', 2100)
+      .execute();
+    // Two of them are on the blacklist already.
+    const listed = await call(h().app, 'POST', '/blacklist', {
+      token: a.token,
+      json: { blacklist: { contacts: { gsm: [{ value: recipients[5] }, { value: recipients[1500] }] } } },
+    });
+    expect(listed.body).toMatchObject({ status: 1, added_contacts: 2 });
+
+    const put = await call(h().app, 'PUT', `/campaign/${ticket}/npai`, { token: a.token });
+    expect(put.body).toEqual({ status: 1, message: 'OK', added_contacts: 2098 });
+    const blacklisted = await db
+      .selectFrom('blacklist')
+      .select('number')
+      .where('account_id', '=', a.id)
+      .execute();
+    expect(new Set(blacklisted.map((b) => b.number))).toEqual(new Set(recipients.slice(0, 2100)));
+    expect((await campaignOf(h(), a, ticket)).npai).toBe(2100);
+  });
+
   it('GET /campaigns pages the account’s campaigns by date, filters by date range, sorts both ways', async () => {
     const a = await h().account();
     const other = await h().account();

@@ -3,6 +3,7 @@
 // (one grouped query for every campaign of the answer), so a read costs what its campaigns hold, never what
 // the whole account holds.
 import type { Config } from '../config.ts';
+import type { DeliveryService } from '../delivery/delivery.service.ts';
 import type { AuthContext } from '../shared/auth-context.ts';
 import type { Clock } from '../shared/clock.ts';
 import { ApiError } from '../shared/errors.ts';
@@ -13,6 +14,7 @@ import { DlrStatus } from '../sms/dlr-status.ts';
 import type { Db } from '../store/db.ts';
 import { campaignsRepo, type DueRange } from './campaigns.repo.ts';
 import { parseDelay } from './delay.ts';
+import { numberListsRepo } from './lists.repo.ts';
 
 /** What GET /campaign/:ticket and GET /campaigns answer for each campaign. */
 export interface CampaignView {
@@ -89,8 +91,13 @@ export function statusOf(stored: string, t: Tally): CampaignStatus {
 
 export type CampaignReads = ReturnType<typeof createCampaignReads>;
 
-export function createCampaignReads(deps: { db: Db; clock: Clock; config: Pick<Config, 'TIMEZONE'> }) {
-  const { db, clock, config } = deps;
+export function createCampaignReads(deps: {
+  db: Db;
+  clock: Clock;
+  config: Pick<Config, 'TIMEZONE'>;
+  delivery: Pick<DeliveryService, 'stateCounts' | 'npaiPage' | 'npaiNumbers'>;
+}) {
+  const { db, clock, config, delivery } = deps;
 
   /** Dates go out as `Y-m-d H:i:s` in TIMEZONE: the form `delay` takes, and the one the Java SDK parses. */
   const { wallTime } = zonedTime(config.TIMEZONE);
@@ -117,7 +124,7 @@ export function createCampaignReads(deps: { db: Db; clock: Clock; config: Pick<C
     if (campaigns.length === 0) return [];
     const ids = campaigns.map((c) => Number(c.id));
     const [counts, stops, clicks] = await Promise.all([
-      campaignsRepo.messageCounts(db, accountId, ids),
+      delivery.stateCounts(accountId, ids),
       campaignsRepo.stopCounts(db, accountId, ids),
       campaignsRepo.clickCounts(db, accountId, ids),
     ]);
@@ -227,7 +234,7 @@ export function createCampaignReads(deps: { db: Db; clock: Clock; config: Pick<C
     async campaignNpai(auth: AuthContext, ticket: string, start?: string, length?: string) {
       const page = parsePage({ start, length });
       const campaign = await ownCampaign(auth, ticket);
-      const rows = await campaignsRepo.npaiPage(db, auth.accountId, Number(campaign.id), page);
+      const rows = await delivery.npaiPage(auth.accountId, Number(campaign.id), page);
       return rows.map((r) => ({
         number: r.recipient,
         gsmsmsid: r.gsmsmsid ?? '',
@@ -235,12 +242,20 @@ export function createCampaignReads(deps: { db: Db; clock: Clock; config: Pick<C
       }));
     },
 
-    /** PUT /campaign/:ticket/npai: puts those numbers on the account's blacklist; answers how many were new. */
+    /**
+     * PUT /campaign/:ticket/npai: puts those numbers on the account's blacklist, a page at a time in one
+     * transaction; answers how many were new.
+     */
     async blacklistCampaignNpai(auth: AuthContext, ticket: string) {
       const campaign = await ownCampaign(auth, ticket);
-      const added = await db
-        .transaction()
-        .execute((tx) => campaignsRepo.blacklistNpai(tx, auth.accountId, Number(campaign.id), clock.now()));
+      const now = clock.now();
+      const added = await db.transaction().execute(async (tx) => {
+        let added = 0;
+        for await (const numbers of delivery.npaiNumbers(tx, auth.accountId, Number(campaign.id))) {
+          added += await numberListsRepo.add(tx, 'blacklist', auth.accountId, numbers, now);
+        }
+        return added;
+      });
       return { added_contacts: added };
     },
   };

@@ -1,8 +1,6 @@
-// SQL for campaigns, their messages, and the account's blacklist and NPAI filters. No rules here.
+// SQL for campaigns, and the account's blacklist and NPAI filters. No rules here.
 import { type Selectable, type SelectQueryBuilder, sql } from 'kysely';
 import type { Page } from '../shared/paging.ts';
-import { DlrStatus } from '../sms/dlr-status.ts';
-import { insertRows } from '../store/bulk-insert.ts';
 import type { Executor } from '../store/db.ts';
 import { runPrepared, slot } from '../store/prepared.ts';
 import type { CampaignsTable, Database } from '../store/schema.ts';
@@ -29,24 +27,6 @@ const campaignColumns = [
   'created_at',
 ] as const satisfies readonly (keyof NewCampaign)[];
 
-/** Message columns in the order the service builds each row's values. */
-export const messageColumns = [
-  'campaign_id',
-  'seq',
-  'account_id',
-  'recipient',
-  'gsmsmsid',
-  'contact_id',
-  'text',
-  'parts',
-  'encoding',
-  'state',
-  'due_at',
-  'updated_at',
-] as const;
-
-/** 12 columns × 1,000 rows stays well under SQLite's 32,766 bound parameters. */
-const messageBatchRows = 1000;
 /** Numbers per blacklist/NPAI lookup: two IN lists of this size in one statement. */
 export const filterChunk = 500;
 
@@ -65,7 +45,6 @@ const campaignReadColumns = [
   'created_at',
 ] as const satisfies readonly (keyof CampaignsTable)[];
 
-const npaiStatus = DlrStatus.invalidDestination;
 /**
  * The predicate of the partial index `events_campaign` (migration 008), repeated in the queries it serves:
  * SQLite uses a partial index only when the query carries its terms literally.
@@ -109,11 +88,6 @@ export const campaignsRepo = {
       .execute();
   },
 
-  /** Rows as values in `messageColumns` order. */
-  insertMessages(db: Executor, rows: readonly unknown[][]): Promise<void> {
-    return insertRows(db, 'messages', messageColumns, rows, messageBatchRows);
-  },
-
   find(db: Executor, accountId: number, id: number) {
     return db
       .selectFrom('campaigns')
@@ -135,22 +109,6 @@ export const campaignsRepo = {
     return Number(result.numUpdatedRows) > 0;
   },
 
-  /**
-   * Cancels the campaign's messages that no worker has ever taken (queued, never attempted) and returns how
-   * many. On PostgreSQL a row a worker holds is waited for and then re-read, so it is skipped once taken.
-   */
-  async cancelUntakenMessages(db: Executor, accountId: number, campaignId: number, now: number) {
-    const result = await db
-      .updateTable('messages')
-      .set({ state: 'cancelled', updated_at: now })
-      .where('campaign_id', '=', campaignId)
-      .where('account_id', '=', accountId)
-      .where('state', '=', 'queued')
-      .where('attempts', '=', 0)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows);
-  },
-
   /** How many of the account's campaigns are due within the range. */
   async count(db: Executor, accountId: number, range: DueRange): Promise<number> {
     const row = await inRange(db.selectFrom('campaigns'), range)
@@ -170,18 +128,6 @@ export const campaignsRepo = {
       .orderBy('id', direction)
       .limit(page.length)
       .offset(page.start)
-      .execute();
-  },
-
-  /** Messages of the campaigns per state and receipt status, in one grouped query. */
-  messageCounts(db: Executor, accountId: number, campaignIds: readonly number[]) {
-    return db
-      .selectFrom('messages')
-      .select(['campaign_id', 'state', 'dlr_status'])
-      .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.max<number>('attempts').as('attempts')])
-      .where('account_id', '=', accountId)
-      .where('campaign_id', 'in', campaignIds)
-      .groupBy(['campaign_id', 'state', 'dlr_status'])
       .execute();
   },
 
@@ -226,43 +172,6 @@ export const campaignsRepo = {
       .execute();
   },
 
-  /** A page of the campaign's messages whose receipts said the number does not exist, in seq order. */
-  npaiPage(db: Executor, accountId: number, campaignId: number, page: Page) {
-    return db
-      .selectFrom('messages')
-      .select(['recipient', 'gsmsmsid', 'updated_at'])
-      .where('campaign_id', '=', campaignId)
-      .where('account_id', '=', accountId)
-      .where('dlr_status', '=', npaiStatus)
-      .orderBy('seq')
-      .limit(page.length)
-      .offset(page.start)
-      .execute();
-  },
-
-  /** Puts the campaign's NPAI numbers on the account's blacklist in one statement; returns how many were new. */
-  async blacklistNpai(db: Executor, accountId: number, campaignId: number, now: number): Promise<number> {
-    const result = await db
-      .insertInto('blacklist')
-      .columns(['account_id', 'number', 'created_at'])
-      .expression((eb) =>
-        eb
-          .selectFrom('messages')
-          // The cast types the bound time for PostgreSQL, which reads a bare parameter in a select list as text.
-          .select([
-            'account_id',
-            'recipient as number',
-            eb.cast<number>(eb.val(now), 'bigint').as('created_at'),
-          ])
-          .where('campaign_id', '=', campaignId)
-          .where('account_id', '=', accountId)
-          .where('dlr_status', '=', npaiStatus),
-      )
-      .onConflict((oc) => oc.columns(['account_id', 'number']).doNothing())
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0);
-  },
-
   /** Sender and pushtype of campaigns, for the delivery worker (not scoped: the worker serves every account). */
   sendingOptions(db: Executor, ids: readonly number[]) {
     return db.selectFrom('campaigns').select(['id', 'sender', 'pushtype']).where('id', 'in', ids).execute();
@@ -271,19 +180,6 @@ export const campaignsRepo = {
   /** The owner of a campaign, for operator commands that are given only a ticket. */
   findOwner(db: Executor, id: number) {
     return db.selectFrom('campaigns').select(['account_id']).where('id', '=', id).executeTakeFirst();
-  },
-
-  /** One page of a campaign's messages after `afterSeq`, in seq order (keyset paging on the unique key). */
-  messagesPage(db: Executor, accountId: number, campaignId: number, afterSeq: number, limit: number) {
-    return db
-      .selectFrom('messages')
-      .select(['seq', 'recipient', 'gsmsmsid', 'text', 'parts', 'encoding', 'state'])
-      .where('campaign_id', '=', campaignId)
-      .where('account_id', '=', accountId)
-      .where('seq', '>', afterSeq)
-      .orderBy('seq')
-      .limit(limit)
-      .execute();
   },
 };
 

@@ -1,8 +1,8 @@
 // Sending: validate the message, filter the recipients, substitute links, price, debit, and store the
 // campaign with its messages and links in one transaction. Simulation runs the same computation unstored.
-import type { Selectable } from 'kysely';
 import type { AccountsService } from '../accounts/accounts.service.ts';
 import type { Config } from '../config.ts';
+import type { CampaignMessage, DeliveryService, NewMessage } from '../delivery/delivery.service.ts';
 import type { NewLink } from '../links/links.repo.ts';
 import type { LinksService } from '../links/links.service.ts';
 import type { AuthContext } from '../shared/auth-context.ts';
@@ -13,7 +13,6 @@ import { parseCountries } from '../sms/numbers.ts';
 import { countSegments } from '../sms/segments.ts';
 import { nextOpening } from '../sms/sending-window.ts';
 import type { Db, Executor } from '../store/db.ts';
-import type { MessagesTable } from '../store/schema.ts';
 import { createCampaignReads } from './campaign-reads.service.ts';
 import { campaignsRepo, filterChunk, filtersRepo } from './campaigns.repo.ts';
 import { dueAt } from './delay.ts';
@@ -50,10 +49,7 @@ export interface CampaignResult extends FilterCounts {
   credits: number;
 }
 
-export type MessageLine = Pick<
-  Selectable<MessagesTable>,
-  'recipient' | 'gsmsmsid' | 'text' | 'parts' | 'encoding' | 'state'
->;
+export type MessageLine = Omit<CampaignMessage, 'seq'>;
 
 interface Plan {
   text: string;
@@ -87,8 +83,12 @@ export function createCampaignsService(deps: {
   >;
   accounts: Pick<AccountsService, 'debit' | 'credits' | 'refund'>;
   links: Pick<LinksService, 'allocate' | 'store'>;
+  delivery: Pick<
+    DeliveryService,
+    'enqueue' | 'cancelUntaken' | 'campaignMessages' | 'stateCounts' | 'npaiPage' | 'npaiNumbers'
+  >;
 }) {
-  const { db, clock, config, accounts, links } = deps;
+  const { db, clock, config, accounts, links, delivery } = deps;
   const allowedCountries = parseCountries(config.ALLOWED_COUNTRIES);
   const marketingWindow = config.MARKETING_WINDOW;
   const batcher = createSendBatcher(db);
@@ -222,27 +222,23 @@ export function createCampaignsService(deps: {
       if (debited.billedAccountId !== accountId) {
         await campaignsRepo.setBilledAccount(tx, accountId, campaignId, debited.billedAccountId);
       }
+      const campaign = { id: campaignId, accountId, dueAt: p.dueAt };
       for (let start = 0; start < kept.length; start += writeChunk) {
         const end = Math.min(kept.length, start + writeChunk);
-        const rows: unknown[][] = [];
+        const messages: NewMessage[] = [];
         for (let seq = start; seq < end; seq++) {
           const { number, item } = kept[seq];
-          rows.push([
-            campaignId,
+          messages.push({
             seq,
-            accountId,
-            number,
-            item.gsmsmsid,
-            item.contact?.id ?? null,
-            texts[seq],
-            parts[seq],
-            ucs2[seq] ? 'ucs2' : 'gsm7',
-            'queued',
-            p.dueAt,
-            now,
-          ]);
+            recipient: number,
+            gsmsmsid: item.gsmsmsid,
+            contactId: item.contact?.id ?? null,
+            text: texts[seq],
+            parts: parts[seq],
+            encoding: ucs2[seq] ? 'ucs2' : 'gsm7',
+          });
         }
-        await campaignsRepo.insertMessages(tx, rows);
+        await delivery.enqueue(tx, campaign, messages);
         if (linkCount > 0) {
           const linkRows: NewLink[] = [];
           for (let seq = start; seq < end; seq++) {
@@ -264,7 +260,7 @@ export function createCampaignsService(deps: {
   }
 
   return {
-    ...createCampaignReads({ db, clock, config }),
+    ...createCampaignReads({ db, clock, config, delivery }),
 
     /**
      * DELETE /send/:ticket: cancels a campaign none of whose messages a worker has taken, and gives its cost
@@ -272,7 +268,6 @@ export function createCampaignsService(deps: {
      */
     async cancel(auth: AuthContext, ticket: string): Promise<{ credits: number }> {
       const id = idIn(ticket);
-      const now = clock.now();
       return db.transaction().execute(async (tx) => {
         const campaign = id === undefined ? undefined : await campaignsRepo.find(tx, auth.accountId, id);
         if (id === undefined || !campaign) throw ApiError.notFound(`campaign "${ticket}" not found`);
@@ -286,7 +281,7 @@ export function createCampaignsService(deps: {
         if (!(await campaignsRepo.markCancelled(tx, auth.accountId, id))) throw alreadyCancelled();
         // A worker may be claiming this campaign's messages right now. Only messages never taken are
         // cancelled; if any is missing, the campaign has started and the whole cancel rolls back.
-        const cancelled = await campaignsRepo.cancelUntakenMessages(tx, auth.accountId, id, now);
+        const cancelled = await delivery.cancelUntaken(tx, auth.accountId, id);
         if (cancelled !== messages) {
           throw ApiError.data(
             `campaign ${id} cannot be cancelled: ${messages - cancelled} of its ${messages} messages have already been taken for sending`,
@@ -413,21 +408,16 @@ export function createCampaignsService(deps: {
         due_at: now,
         created_at: now,
       });
-      await campaignsRepo.insertMessages(tx, [
-        [
-          campaignId,
-          0,
-          accountId,
-          number,
-          null,
-          null,
+      await delivery.enqueue(tx, { id: campaignId, accountId, dueAt: now }, [
+        {
+          seq: 0,
+          recipient: number,
+          gsmsmsid: null,
+          contactId: null,
           text,
-          segments.parts,
-          segments.encoding,
-          'queued',
-          now,
-          now,
-        ],
+          parts: segments.parts,
+          encoding: segments.encoding,
+        },
       ]);
       return campaignId;
     },
@@ -445,20 +435,15 @@ export function createCampaignsService(deps: {
       const id = idIn(ticket);
       const owner = id === undefined ? undefined : await campaignsRepo.findOwner(db, id);
       if (id === undefined || !owner) throw ApiError.notFound(`campaign "${ticket}" not found`);
-      for (let after = -1; ; ) {
-        const page = await campaignsRepo.messagesPage(db, Number(owner.account_id), id, after, pageSize);
-        for (const m of page) {
-          yield {
-            recipient: m.recipient,
-            gsmsmsid: m.gsmsmsid,
-            text: m.text,
-            parts: Number(m.parts),
-            encoding: m.encoding,
-            state: m.state,
-          };
-        }
-        if (page.length < pageSize) return;
-        after = Number(page[page.length - 1].seq);
+      for await (const m of delivery.campaignMessages(Number(owner.account_id), id, pageSize)) {
+        yield {
+          recipient: m.recipient,
+          gsmsmsid: m.gsmsmsid,
+          text: m.text,
+          parts: Number(m.parts),
+          encoding: m.encoding,
+          state: m.state,
+        };
       }
     },
   };

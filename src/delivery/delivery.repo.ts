@@ -1,6 +1,7 @@
-// SQL of the delivery worker: claiming due messages by lease, recording submits and receipts, MO fragments
-// and the event outbox. No rules here.
+// SQL of delivery's tables: queuing messages, claiming due ones by lease, recording submits and receipts,
+// MO fragments, and the reads campaigns ask of their messages. No rules here.
 import type { Selectable } from 'kysely';
+import type { Page } from '../shared/paging.ts';
 import { insertRows } from '../store/bulk-insert.ts';
 import type { DialectName, Executor } from '../store/db.ts';
 import { leaseQueue } from '../store/lease-queue.ts';
@@ -37,6 +38,25 @@ const messageQueue = leaseQueue({
 });
 
 const batchRows = 500;
+
+/** Message columns in the order `insertMessages` takes each row's values. */
+const messageColumns = [
+  'campaign_id',
+  'seq',
+  'account_id',
+  'recipient',
+  'gsmsmsid',
+  'contact_id',
+  'text',
+  'parts',
+  'encoding',
+  'state',
+  'due_at',
+  'updated_at',
+] as const;
+/** 12 columns × 1,000 rows stays well under SQLite's 32,766 bound parameters. */
+const messageBatchRows = 1000;
+
 const partColumns = ['message_id', 'part_no', 'smsc_id', 'stat', 'dlr_status', 'updated_at'] as const;
 
 /** A part awaiting its receipt, with what the receipt's event needs of its message. */
@@ -51,6 +71,87 @@ function chunks<T>(items: T[], size = batchRows): T[][] {
 }
 
 export const deliveryRepo = {
+  /** Rows as values in `messageColumns` order, 1,000 per statement compiled once per size. */
+  insertMessages(db: Executor, rows: readonly unknown[][]): Promise<void> {
+    return insertRows(db, 'messages', messageColumns, rows, messageBatchRows);
+  },
+
+  /**
+   * Cancels the campaign's messages that no worker has ever taken (queued, never attempted) and returns how
+   * many. On PostgreSQL a row a worker holds is waited for and then re-read, so it is skipped once taken.
+   */
+  async cancelUntaken(db: Executor, accountId: number, campaignId: number, now: number): Promise<number> {
+    const result = await db
+      .updateTable('messages')
+      .set({ state: 'cancelled', updated_at: now })
+      .where('campaign_id', '=', campaignId)
+      .where('account_id', '=', accountId)
+      .where('state', '=', 'queued')
+      .where('attempts', '=', 0)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  },
+
+  /** Messages of the campaigns per state and receipt status, in one grouped query. */
+  stateCounts(db: Executor, accountId: number, campaignIds: readonly number[]) {
+    return db
+      .selectFrom('messages')
+      .select(['campaign_id', 'state', 'dlr_status'])
+      .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.max<number>('attempts').as('attempts')])
+      .where('account_id', '=', accountId)
+      .where('campaign_id', 'in', campaignIds)
+      .groupBy(['campaign_id', 'state', 'dlr_status'])
+      .execute();
+  },
+
+  /** A page (offset paging) of the campaign's messages whose receipt status is `dlrStatus`, in seq order. */
+  withStatusPage(db: Executor, accountId: number, campaignId: number, dlrStatus: number, page: Page) {
+    return db
+      .selectFrom('messages')
+      .select(['recipient', 'gsmsmsid', 'updated_at'])
+      .where('campaign_id', '=', campaignId)
+      .where('account_id', '=', accountId)
+      .where('dlr_status', '=', dlrStatus)
+      .orderBy('seq')
+      .limit(page.length)
+      .offset(page.start)
+      .execute();
+  },
+
+  /** Recipients of the campaign's messages whose receipt status is `dlrStatus`, after `afterSeq` (keyset). */
+  withStatusAfter(
+    db: Executor,
+    accountId: number,
+    campaignId: number,
+    dlrStatus: number,
+    afterSeq: number,
+    limit: number,
+  ) {
+    return db
+      .selectFrom('messages')
+      .select(['seq', 'recipient'])
+      .where('campaign_id', '=', campaignId)
+      .where('account_id', '=', accountId)
+      .where('dlr_status', '=', dlrStatus)
+      .where('seq', '>', afterSeq)
+      .orderBy('seq')
+      .limit(limit)
+      .execute();
+  },
+
+  /** One page of a campaign's messages after `afterSeq`, in seq order (keyset paging on the unique key). */
+  messagesAfter(db: Executor, accountId: number, campaignId: number, afterSeq: number, limit: number) {
+    return db
+      .selectFrom('messages')
+      .select(['seq', 'recipient', 'gsmsmsid', 'text', 'parts', 'encoding', 'state'])
+      .where('campaign_id', '=', campaignId)
+      .where('account_id', '=', accountId)
+      .where('seq', '>', afterSeq)
+      .orderBy('seq')
+      .limit(limit)
+      .execute();
+  },
+
   /** Leases up to `limit` due messages, oldest due first (see store/lease-queue.ts). */
   claimDue(
     db: Executor,

@@ -1,11 +1,15 @@
 // Delivery rules: what a submit's outcome, a receipt or a reply does to messages, lists and the event outbox.
 // Every change is written with the event that reports it, in one transaction.
+import type { Selectable } from 'kysely';
 import type { Clock } from '../shared/clock.ts';
+import type { Page } from '../shared/paging.ts';
 import { zonedTime } from '../shared/zoned-time.ts';
 import { DlrStatus } from '../sms/dlr-status.ts';
 import { checkNumber } from '../sms/numbers.ts';
+import type { Encoding } from '../sms/segments.ts';
 import type { Db, DialectName, Executor } from '../store/db.ts';
 import { appendEvents, type NewEvent } from '../store/outbox.ts';
+import type { MessagesTable } from '../store/schema.ts';
 import { type ClaimedMessage, deliveryRepo } from './delivery.repo.ts';
 import { dlrStatusOf, isFinalStat, smscIdForms } from './receipt.ts';
 import { stopMatcher } from './stop-keywords.ts';
@@ -26,6 +30,24 @@ export interface SendingOptions {
   sender: string | null;
   pushtype: string;
 }
+
+/** A message to queue, as the campaign that sends it rendered and priced it. */
+export interface NewMessage {
+  /** Position of the recipient in the campaign, 0-based: links point at (campaign, seq). */
+  seq: number;
+  recipient: string;
+  gsmsmsid: string | null;
+  contactId: number | null;
+  text: string;
+  parts: number;
+  encoding: Encoding;
+}
+
+/** A message of a campaign as the operator's `pigeon messages` prints it. */
+export type CampaignMessage = Pick<
+  Selectable<MessagesTable>,
+  'seq' | 'recipient' | 'gsmsmsid' | 'text' | 'parts' | 'encoding' | 'state'
+>;
 
 export type SubmitResult =
   | { kind: 'submitted'; message: ClaimedMessage; smscIds: string[] }
@@ -179,6 +201,95 @@ export function createDeliveryService(deps: {
   }
 
   return {
+    /**
+     * Queues a campaign's messages inside the caller's transaction (the send's), due at `dueAt`: one compiled
+     * multi-row INSERT per 1,000 messages.
+     */
+    async enqueue(
+      tx: Executor,
+      campaign: { id: number; accountId: number; dueAt: number },
+      messages: readonly NewMessage[],
+    ): Promise<void> {
+      const now = clock.now();
+      const { id, accountId, dueAt } = campaign;
+      const rows: unknown[][] = new Array(messages.length);
+      for (let i = 0; i < messages.length; i++) {
+        const m = messages[i];
+        rows[i] = [
+          id,
+          m.seq,
+          accountId,
+          m.recipient,
+          m.gsmsmsid,
+          m.contactId,
+          m.text,
+          m.parts,
+          m.encoding,
+          'queued',
+          dueAt,
+          now,
+        ];
+      }
+      await deliveryRepo.insertMessages(tx, rows);
+    },
+
+    /**
+     * Cancels, inside the caller's transaction (the campaign's cancel), the campaign's messages no worker has
+     * ever taken: queued and never attempted. Returns how many; the caller decides what fewer means.
+     */
+    cancelUntaken(tx: Executor, accountId: number, campaignId: number): Promise<number> {
+      return deliveryRepo.cancelUntaken(tx, accountId, campaignId, clock.now());
+    },
+
+    /** The campaigns' messages counted per state and receipt status (with the most attempts of each group). */
+    stateCounts(accountId: number, campaignIds: readonly number[]) {
+      return deliveryRepo.stateCounts(db, accountId, campaignIds);
+    },
+
+    /** A page of the campaign's messages whose receipt said the number does not exist, in seq order. */
+    npaiPage(accountId: number, campaignId: number, page: Page) {
+      return deliveryRepo.withStatusPage(db, accountId, campaignId, DlrStatus.invalidDestination, page);
+    },
+
+    /**
+     * The numbers of the campaign's messages whose receipt said the number does not exist, in seq order, a
+     * page at a time (keyset), read in the caller's transaction: never the whole campaign in memory.
+     */
+    async *npaiNumbers(
+      tx: Executor,
+      accountId: number,
+      campaignId: number,
+      pageSize = 1000,
+    ): AsyncGenerator<string[]> {
+      for (let after = -1; ; ) {
+        const page = await deliveryRepo.withStatusAfter(
+          tx,
+          accountId,
+          campaignId,
+          DlrStatus.invalidDestination,
+          after,
+          pageSize,
+        );
+        if (page.length > 0) yield page.map((m) => m.recipient);
+        if (page.length < pageSize) return;
+        after = Number(page[page.length - 1].seq);
+      }
+    },
+
+    /** Every message of a campaign in seq order, a page at a time. */
+    async *campaignMessages(
+      accountId: number,
+      campaignId: number,
+      pageSize = 1000,
+    ): AsyncGenerator<CampaignMessage> {
+      for (let after = -1; ; ) {
+        const page = await deliveryRepo.messagesAfter(db, accountId, campaignId, after, pageSize);
+        yield* page;
+        if (page.length < pageSize) return;
+        after = Number(page[page.length - 1].seq);
+      }
+    },
+
     async claim(limit: number): Promise<ClaimedMessage[]> {
       const now = clock.now();
       return db
