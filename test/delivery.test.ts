@@ -298,4 +298,51 @@ describeEachDialect('delivery', (h) => {
     });
     expect(blocked.body).toMatchObject({ blacklisted: 1, sent: 0 });
   });
+
+  it('a reply is stored with its event in one transaction: when the event cannot be written, neither is the reply', async () => {
+    const a = await h().account();
+    const ticket = await send(a, [{ value: '33698700001', gsmsmsid: 'r-1' }]);
+    const delivery = h().deps.services.delivery;
+    const db = h().deps.store.db;
+    const replies = () => db.selectFrom('replies').selectAll().where('account_id', '=', a.id).execute();
+    const blacklisted = () =>
+      db.selectFrom('blacklist').select('number').where('account_id', '=', a.id).execute();
+
+    // The outbox is out of reach: the STOP's event fails, and its reply and blacklist entry roll back with it.
+    await db.schema.alterTable('events').renameTo('events_away').execute();
+    try {
+      await expect(delivery.recordInbound({ from: '33698700001', to: 'x', text: 'STOP' })).rejects.toThrow();
+    } finally {
+      await db.schema.alterTable('events_away').renameTo('events').execute();
+    }
+    expect(await replies()).toEqual([]);
+    expect(await blacklisted()).toEqual([]);
+    expect(await eventsOf(a.id, 'STOP')).toEqual([]);
+
+    expect(await delivery.recordInbound({ from: '+33698700001', to: 'x', text: 'STOP' })).toMatchObject({
+      type: 'STOP',
+    });
+    expect(await replies()).toEqual([
+      {
+        id: expect.any(Number),
+        account_id: a.id,
+        campaign_id: ticket,
+        type: 'STOP',
+        number: '33698700001',
+        text: 'STOP',
+        gsmsmsid: 'r-1',
+        received_at: h().clock.now(),
+      },
+    ]);
+    expect(await eventsOf(a.id, 'STOP')).toEqual([
+      {
+        date: expect.any(String),
+        message: 'STOP',
+        from: '33698700001',
+        account_id: String(a.id),
+        last_message_id: 'r-1',
+      },
+    ]);
+    expect(await blacklisted()).toEqual([{ number: '33698700001' }]);
+  });
 });

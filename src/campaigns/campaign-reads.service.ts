@@ -95,7 +95,7 @@ export function createCampaignReads(deps: {
   db: Db;
   clock: Clock;
   config: Pick<Config, 'TIMEZONE'>;
-  delivery: Pick<DeliveryService, 'stateCounts' | 'npaiPage' | 'npaiNumbers'>;
+  delivery: Pick<DeliveryService, 'stateCounts' | 'npaiPage' | 'npaiNumbers' | 'replies' | 'stopCounts'>;
 }) {
   const { db, clock, config, delivery } = deps;
 
@@ -125,7 +125,7 @@ export function createCampaignReads(deps: {
     const ids = campaigns.map((c) => Number(c.id));
     const [counts, stops, clicks] = await Promise.all([
       delivery.stateCounts(accountId, ids),
-      campaignsRepo.stopCounts(db, accountId, ids),
+      delivery.stopCounts(accountId, ids),
       campaignsRepo.clickCounts(db, accountId, ids),
     ]);
     const tallies = new Map<number, Tally>(ids.map((id) => [id, emptyTally()]));
@@ -179,11 +179,8 @@ export function createCampaignReads(deps: {
   /** Replies (MO) or STOPs about a campaign, a page at a time. */
   async function replies(auth: AuthContext, ticket: string, type: 'MO' | 'STOP', page: Page) {
     const campaign = await ownCampaign(auth, ticket);
-    const rows = await campaignsRepo.eventsPage(db, auth.accountId, Number(campaign.id), type, page);
-    return rows.map((r) => {
-      const payload = JSON.parse(r.payload) as { from?: string; message?: string };
-      return { date: wallTime(r.created_at), from: payload.from ?? '', message: payload.message ?? '' };
-    });
+    const rows = await delivery.replies(auth.accountId, Number(campaign.id), type, page);
+    return rows.map((r) => ({ date: wallTime(r.received_at), from: r.number, message: r.text }));
   }
 
   return {

@@ -45,12 +45,6 @@ const campaignReadColumns = [
   'created_at',
 ] as const satisfies readonly (keyof CampaignsTable)[];
 
-/**
- * The predicate of the partial index `events_campaign` (migration 008), repeated in the queries it serves:
- * SQLite uses a partial index only when the query carries its terms literally.
- */
-const campaignEventTypes = sql<boolean>`type in ('MO', 'STOP')`;
-
 /** Due times, inclusive, in ms; either end may be open. */
 export interface DueRange {
   from?: number;
@@ -131,20 +125,6 @@ export const campaignsRepo = {
       .execute();
   },
 
-  /** STOP replies to the campaigns (events name the campaign a reply answers). */
-  stopCounts(db: Executor, accountId: number, campaignIds: readonly number[]) {
-    return db
-      .selectFrom('events')
-      .select('campaign_id')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('account_id', '=', accountId)
-      .where('campaign_id', 'in', campaignIds)
-      .where('type', '=', 'STOP')
-      .where(campaignEventTypes)
-      .groupBy('campaign_id')
-      .execute();
-  },
-
   /** Clicks counted on the campaigns' short links. */
   clickCounts(db: Executor, accountId: number, campaignIds: readonly number[]) {
     return db
@@ -154,21 +134,6 @@ export const campaignsRepo = {
       .where('account_id', '=', accountId)
       .where('campaign_id', 'in', campaignIds)
       .groupBy('campaign_id')
-      .execute();
-  },
-
-  /** A page of the events of one type (MO, STOP) about a campaign, oldest first. */
-  eventsPage(db: Executor, accountId: number, campaignId: number, type: 'MO' | 'STOP', page: Page) {
-    return db
-      .selectFrom('events')
-      .select(['payload', 'created_at'])
-      .where('campaign_id', '=', campaignId)
-      .where('type', '=', type)
-      .where(campaignEventTypes)
-      .where('account_id', '=', accountId)
-      .orderBy('id')
-      .limit(page.length)
-      .offset(page.start)
       .execute();
   },
 

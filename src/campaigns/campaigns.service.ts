@@ -85,7 +85,14 @@ export function createCampaignsService(deps: {
   links: Pick<LinksService, 'allocate' | 'store'>;
   delivery: Pick<
     DeliveryService,
-    'enqueue' | 'cancelUntaken' | 'campaignMessages' | 'stateCounts' | 'npaiPage' | 'npaiNumbers'
+    | 'enqueue'
+    | 'cancelUntaken'
+    | 'campaignMessages'
+    | 'stateCounts'
+    | 'npaiPage'
+    | 'npaiNumbers'
+    | 'replies'
+    | 'stopCounts'
   >;
 }) {
   const { db, clock, config, accounts, links, delivery } = deps;

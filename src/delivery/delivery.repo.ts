@@ -11,7 +11,11 @@ import type {
   MessagesTable,
   MoFragmentsTable,
   OrphanReceiptsTable,
+  RepliesTable,
 } from '../store/schema.ts';
+
+export type NewReply = Omit<Selectable<RepliesTable>, 'id'>;
+export type ReplyType = 'MO' | 'STOP';
 
 /** What the worker needs of a message it leased. */
 const claimedColumns = [
@@ -356,6 +360,37 @@ export const deliveryRepo = {
       .orderBy('id', 'desc')
       .limit(1)
       .executeTakeFirst();
+  },
+
+  async insertReply(db: Executor, reply: NewReply): Promise<void> {
+    await db.insertInto('replies').values(reply).execute();
+  },
+
+  /** A page of a campaign's replies of one type, in arrival order. */
+  repliesPage(db: Executor, accountId: number, campaignId: number, type: ReplyType, page: Page) {
+    return db
+      .selectFrom('replies')
+      .select(['number', 'text', 'received_at'])
+      .where('campaign_id', '=', campaignId)
+      .where('type', '=', type)
+      .where('account_id', '=', accountId)
+      .orderBy('id')
+      .limit(page.length)
+      .offset(page.start)
+      .execute();
+  },
+
+  /** How many replies of one type each of the campaigns drew. */
+  replyCounts(db: Executor, accountId: number, campaignIds: readonly number[], type: ReplyType) {
+    return db
+      .selectFrom('replies')
+      .select('campaign_id')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('campaign_id', 'in', campaignIds)
+      .where('type', '=', type)
+      .where('account_id', '=', accountId)
+      .groupBy('campaign_id')
+      .execute();
   },
 
   async insertFragment(

@@ -10,7 +10,7 @@ import type { Encoding } from '../sms/segments.ts';
 import type { Db, DialectName, Executor } from '../store/db.ts';
 import { appendEvents, type NewEvent } from '../store/outbox.ts';
 import type { MessagesTable } from '../store/schema.ts';
-import { type ClaimedMessage, deliveryRepo } from './delivery.repo.ts';
+import { type ClaimedMessage, deliveryRepo, type ReplyType } from './delivery.repo.ts';
 import { dlrStatusOf, isFinalStat, smscIdForms } from './receipt.ts';
 import { stopMatcher } from './stop-keywords.ts';
 import type { InboundMessage, Receipt } from './transport.ts';
@@ -66,7 +66,7 @@ export interface DeliveryOptions {
 export type DeliveryService = ReturnType<typeof createDeliveryService>;
 
 export interface RecordedReply {
-  type: 'MO' | 'STOP';
+  type: ReplyType;
   accountId: number;
   text: string;
 }
@@ -178,6 +178,16 @@ export function createDeliveryService(deps: {
     if (!last) return undefined;
     const type = isStop(text) ? 'STOP' : 'MO';
     if (type === 'STOP') await deps.numberLists.addToBlacklist(tx, last.account_id, from);
+    // The reply for the campaign's reads, and its event for the webhooks: one transaction.
+    await deliveryRepo.insertReply(tx, {
+      account_id: last.account_id,
+      campaign_id: last.campaign_id,
+      type,
+      number: from,
+      text,
+      gsmsmsid: last.gsmsmsid,
+      received_at: now,
+    });
     const payload = {
       date: dates.isoSecond(now),
       message: text,
@@ -274,6 +284,16 @@ export function createDeliveryService(deps: {
         if (page.length < pageSize) return;
         after = Number(page[page.length - 1].seq);
       }
+    },
+
+    /** A page of the replies of one type (MO, STOP) a campaign drew, in arrival order. */
+    replies(accountId: number, campaignId: number, type: ReplyType, page: Page) {
+      return deliveryRepo.repliesPage(db, accountId, campaignId, type, page);
+    },
+
+    /** How many STOP replies each of the campaigns drew (campaigns without any are absent). */
+    stopCounts(accountId: number, campaignIds: readonly number[]) {
+      return deliveryRepo.replyCounts(db, accountId, campaignIds, 'STOP');
     },
 
     /** Every message of a campaign in seq order, a page at a time. */

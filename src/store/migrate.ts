@@ -8,9 +8,10 @@ import * as balanceAlerts from './migrations/005-balance-alerts.ts';
 import * as dropUnreadIndexes from './migrations/006-drop-unread-indexes.ts';
 import * as clickFold from './migrations/007-click-fold.ts';
 import * as eventsCampaignPartial from './migrations/008-events-campaign-partial.ts';
+import * as replies from './migrations/009-replies.ts';
 
 /** Migrations in order; each is told the dialect so column types can differ where they must. */
-const all = {
+export const migrations = {
   '001-core': core,
   '002-delivery': delivery,
   '003-event-campaign': eventCampaign,
@@ -19,16 +20,17 @@ const all = {
   '006-drop-unread-indexes': dropUnreadIndexes,
   '007-click-fold': clickFold,
   '008-events-campaign-partial': eventsCampaignPartial,
+  '009-replies': replies,
 };
 
 /** Applies every pending migration. Safe to run from several processes at once (Kysely takes a lock). */
 export async function migrate(store: Store): Promise<string[]> {
   const postgres = store.dialect === 'postgres';
-  const migrations: Record<string, Migration> = {};
-  for (const [name, m] of Object.entries(all)) migrations[name] = { up: (db) => m.up(db, postgres) };
+  const withDialect: Record<string, Migration> = {};
+  for (const [name, m] of Object.entries(migrations)) withDialect[name] = { up: (db) => m.up(db, postgres) };
   const migrator = new Migrator({
     db: store.db,
-    provider: { getMigrations: async () => migrations },
+    provider: { getMigrations: async () => withDialect },
     // Kysely looks for its own tables across every schema unless told which one is ours.
     migrationTableSchema: store.schema,
   });

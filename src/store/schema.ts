@@ -181,6 +181,22 @@ export interface MoFragmentsTable {
   received_at: number;
 }
 
+/** A reply (MO) or stop request (STOP) from a handset, as the campaign's reads need it. */
+export interface RepliesTable {
+  id: Generated<number>;
+  /** The account and campaign that last wrote to the number. */
+  account_id: number;
+  campaign_id: number;
+  /** MO or STOP. */
+  type: string;
+  /** Who replied. */
+  number: string;
+  text: string;
+  /** The gsmsmsid of the last message sent to the number, if it had one. */
+  gsmsmsid: string | null;
+  received_at: number;
+}
+
 export interface EventsTable {
   id: Generated<number>;
   account_id: number;
@@ -272,6 +288,7 @@ export interface Database {
   message_parts: MessagePartsTable;
   orphan_receipts: OrphanReceiptsTable;
   mo_fragments: MoFragmentsTable;
+  replies: RepliesTable;
   events: EventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;

@@ -12,7 +12,7 @@ import { type Config, loadConfig } from '../../src/config.ts';
 import { createDeps, type Deps } from '../../src/deps.ts';
 import type { App } from '../../src/http/types.ts';
 import { buildApi } from '../../src/runtime.ts';
-import { withAdvisoryLock } from '../../src/store/db.ts';
+import { openStore, type Store, withAdvisoryLock } from '../../src/store/db.ts';
 import { ManualClock } from './clock.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -40,7 +40,19 @@ export function availableDialects(): Dialect[] {
 
 let accountCounter = 0;
 
-export async function createHarness(dialect: Dialect, env: Record<string, string> = {}): Promise<Harness> {
+export interface HarnessOptions {
+  /**
+   * Runs on the fresh, empty database before Pigeon opens it and applies its migrations: a test can bring
+   * it to an older schema and store data the way an older version did.
+   */
+  beforeMigrations?: (store: Store) => Promise<void>;
+}
+
+export async function createHarness(
+  dialect: Dialect,
+  env: Record<string, string> = {},
+  options: HarnessOptions = {},
+): Promise<Harness> {
   let databaseUrl: string;
   let cleanup: () => Promise<void>;
   if (dialect === 'postgres') {
@@ -62,7 +74,12 @@ export async function createHarness(dialect: Dialect, env: Record<string, string
   }
   const config = loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', ...env });
   const clock = new ManualClock();
-  const deps = await createDeps(config, { clock, logger: pino({ level: 'silent' }) });
+  let store: Store | undefined;
+  if (options.beforeMigrations) {
+    store = await openStore(config.DATABASE_URL);
+    await options.beforeMigrations(store);
+  }
+  const deps = await createDeps(config, { clock, logger: pino({ level: 'silent' }), store });
   const app = buildApi({ config, logger: deps.logger, services: deps.services });
   await app.ready();
   return {
