@@ -4,6 +4,7 @@
 // the whole account holds.
 import type { Config } from '../config.ts';
 import type { DeliveryService } from '../delivery/delivery.service.ts';
+import type { LinksService } from '../links/links.service.ts';
 import type { AuthContext } from '../shared/auth-context.ts';
 import type { Clock } from '../shared/clock.ts';
 import { ApiError } from '../shared/errors.ts';
@@ -96,8 +97,9 @@ export function createCampaignReads(deps: {
   clock: Clock;
   config: Pick<Config, 'TIMEZONE'>;
   delivery: Pick<DeliveryService, 'stateCounts' | 'npaiPage' | 'npaiNumbers' | 'replies' | 'stopCounts'>;
+  links: Pick<LinksService, 'clickCounts'>;
 }) {
-  const { db, clock, config, delivery } = deps;
+  const { db, clock, config, delivery, links } = deps;
 
   /** Dates go out as `Y-m-d H:i:s` in TIMEZONE: the form `delay` takes, and the one the Java SDK parses. */
   const { wallTime } = zonedTime(config.TIMEZONE);
@@ -119,14 +121,14 @@ export function createCampaignReads(deps: {
     return campaign;
   }
 
-  /** Counters of several campaigns: one grouped query on their messages, one on their STOPs, one on clicks. */
+  /** Counters of several campaigns: their messages and STOPs (asked of delivery) and their clicks (of links). */
   async function views(accountId: number, campaigns: CampaignRow[]): Promise<CampaignView[]> {
     if (campaigns.length === 0) return [];
     const ids = campaigns.map((c) => Number(c.id));
     const [counts, stops, clicks] = await Promise.all([
       delivery.stateCounts(accountId, ids),
       delivery.stopCounts(accountId, ids),
-      campaignsRepo.clickCounts(db, accountId, ids),
+      links.clickCounts(accountId, ids),
     ]);
     const tallies = new Map<number, Tally>(ids.map((id) => [id, emptyTally()]));
     for (const row of counts) {

@@ -125,18 +125,6 @@ export const campaignsRepo = {
       .execute();
   },
 
-  /** Clicks counted on the campaigns' short links. */
-  clickCounts(db: Executor, accountId: number, campaignIds: readonly number[]) {
-    return db
-      .selectFrom('links')
-      .select('campaign_id')
-      .select((eb) => eb.fn.sum<number>('clicks').as('clicks'))
-      .where('account_id', '=', accountId)
-      .where('campaign_id', 'in', campaignIds)
-      .groupBy('campaign_id')
-      .execute();
-  },
-
   /** Sender and pushtype of campaigns, for the delivery worker (not scoped: the worker serves every account). */
   sendingOptions(db: Executor, ids: readonly number[]) {
     return db.selectFrom('campaigns').select(['id', 'sender', 'pushtype']).where('id', 'in', ids).execute();

@@ -82,7 +82,7 @@ export function createCampaignsService(deps: {
     'MAX_RECIPIENTS' | 'TIMEZONE' | 'STOP_MENTION' | 'ALLOWED_COUNTRIES' | 'MARKETING_WINDOW'
   >;
   accounts: Pick<AccountsService, 'debit' | 'credits' | 'refund'>;
-  links: Pick<LinksService, 'allocate' | 'store'>;
+  links: Pick<LinksService, 'allocate' | 'store' | 'clickCounts'>;
   delivery: Pick<
     DeliveryService,
     | 'enqueue'
@@ -267,7 +267,7 @@ export function createCampaignsService(deps: {
   }
 
   return {
-    ...createCampaignReads({ db, clock, config, delivery }),
+    ...createCampaignReads({ db, clock, config, delivery, links }),
 
     /**
      * DELETE /send/:ticket: cancels a campaign none of whose messages a worker has taken, and gives its cost

@@ -93,6 +93,18 @@ export const linksRepo = {
     return rows;
   },
 
+  /** Clicks counted (folded) on the campaigns' links, per campaign. */
+  clickCounts(db: Executor, accountId: number, campaignIds: readonly number[]) {
+    return db
+      .selectFrom('links')
+      .select('campaign_id')
+      .select((eb) => eb.fn.sum<number>('clicks').as('clicks'))
+      .where('account_id', '=', accountId)
+      .where('campaign_id', 'in', campaignIds)
+      .groupBy('campaign_id')
+      .execute();
+  },
+
   /**
    * An id such that every click up to it is committed (or rolled back for good): the fold never reads
    * past it, so it never steps over a click that commits later with a smaller id. SQLite has one writer,
