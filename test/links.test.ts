@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeLinkServer, createLinkServer } from '../src/links/link-server.ts';
-import { linksRepo, type NewClick } from '../src/links/links.repo.ts';
+import { linksRepo, type NewClick, type NewLink } from '../src/links/links.repo.ts';
 import { createLinksService, type LinksService } from '../src/links/links.service.ts';
 import {
   availableDialects,
@@ -111,8 +111,19 @@ describeEachDialect('short links', (h) => {
     await closeLinkServer(proxied, links);
   });
 
-  /** Stores `count` links of one fake campaign through the links service, as the campaigns code does. */
-  async function makeLinks(harness: Harness, count: number, longUrl = 'https://shop.example.com/offer?id=7') {
+  /**
+   * Stores `count` links of one fake campaign through the links service, as the campaigns code does, each
+   * with the CLICKER context `context(seq)` (by default a recipient given by number, without gsmsmsid).
+   */
+  async function makeLinks(
+    harness: Harness,
+    count: number,
+    longUrl = 'https://shop.example.com/offer?id=7',
+    context: (seq: number) => Pick<NewLink, 'gsmsmsid' | 'contact'> = () => ({
+      gsmsmsid: null,
+      contact: null,
+    }),
+  ) {
     const account = await harness.account();
     const campaignId = ++campaignCounter;
     const allocated = harness.deps.services.links.allocate(count);
@@ -124,6 +135,7 @@ describeEachDialect('short links', (h) => {
         message_seq: seq,
         account_id: account.id,
         long_url: longUrl,
+        ...context(seq),
       })),
     );
     return { accountId: account.id, campaignId, codes: allocated.map((a) => a.code), urls: allocated };
@@ -291,6 +303,62 @@ describeEachDialect('short links', (h) => {
       campaign_id: single.body.ticket,
       clicks_on_link: 1,
     });
+  });
+
+  it('a CLICKER event tells the recipient context stored with the link, whatever its message and contact rows say later', async () => {
+    const { codes, accountId } = await makeLinks(h(), 2, 'https://shop.example/ctx', (seq) =>
+      seq === 0
+        ? { gsmsmsid: 'ctx-0', contact: null }
+        : { gsmsmsid: null, contact: { info1: 'Zoé', info2: null, info3: 'x"y', info4: 'z' } },
+    );
+    // No message or contact row exists for these links: the context is the link's own.
+    for (const code of codes) await get(port, `/${code}`, { headers: { 'user-agent': browser } });
+    await fold();
+    const events = await h()
+      .deps.store.db.selectFrom('events')
+      .select('payload')
+      .where('account_id', '=', accountId)
+      .where('type', '=', 'CLICKER')
+      .orderBy('id')
+      .execute();
+    const told = events.map((e) => {
+      const { gsmsid, info1, info2, info3, info4 } = JSON.parse(e.payload);
+      return { gsmsid, info1, info2, info3, info4 };
+    });
+    expect(told).toEqual([
+      { gsmsid: 'ctx-0', info1: '', info2: '', info3: '', info4: '' },
+      { gsmsid: '', info1: 'Zoé', info2: '', info3: 'x"y', info4: 'z' },
+    ]);
+
+    // A list send: the contact edited afterwards does not change what the link's events say.
+    const a = await h().account();
+    const list = await call(h().app, 'POST', '/list', {
+      token: a.token,
+      json: { list: { name: 'ctx', contacts: { gsm: [{ value: '33612345631', info1: 'Before' }] } } },
+    });
+    const sent = await call(h().app, 'POST', '/send/lists', {
+      token: a.token,
+      json: {
+        sms: {
+          message: { text: 'Hi <-short->', links: ['https://x.example'] },
+          lists: [{ value: list.body.id }],
+        },
+      },
+    });
+    expect(sent.body).toMatchObject({ status: 1, sent: 1 });
+    const db = h().deps.store.db;
+    await db.updateTable('contacts').set({ info1: 'After' }).where('account_id', '=', a.id).execute();
+    await db.updateTable('messages').set({ gsmsmsid: 'after' }).where('account_id', '=', a.id).execute();
+    const [link] = await db.selectFrom('links').select('code').where('account_id', '=', a.id).execute();
+    await get(port, `/${link.code}`, { headers: { 'user-agent': browser } });
+    await fold();
+    const [event] = await db
+      .selectFrom('events')
+      .select('payload')
+      .where('account_id', '=', a.id)
+      .where('type', '=', 'CLICKER')
+      .execute();
+    expect(JSON.parse(event.payload)).toMatchObject({ gsmsid: '', info1: 'Before' });
   });
 
   it('concurrent clicks on one link, committed together, number their CLICKER events 1..n', async () => {
@@ -610,6 +678,8 @@ describe.runIf(availableDialects().includes('postgres'))(
           message_seq: 0,
           account_id: account.id,
           long_url: 'https://x.example/',
+          gsmsmsid: null,
+          contact: null,
         },
       ]);
       const db = h.deps.store.db;

@@ -1,5 +1,6 @@
 // Data an older Pigeon stored reads back the same after the migrations that moved it: replies copied out
-// of the webhook outbox into delivery's own table (009), on SQLite and on PostgreSQL.
+// of the webhook outbox into delivery's own table (009), and the CLICKER context of links copied from their
+// messages and contacts onto their own rows (010), on SQLite and on PostgreSQL.
 import { type Migration, Migrator } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Store } from '../src/store/db.ts';
@@ -35,6 +36,20 @@ async function seedAt008(store: Store): Promise<void> {
     .insertInto('accounts')
     .values({ email: 'old@example.com', password_hash: 'x', credits: 100, unlimited: 0, created_at: at })
     .execute();
+  await db.insertInto('lists').values({ account_id: 1, name: 'old list', created_at: at }).execute();
+  await db
+    .insertInto('contacts')
+    .values({
+      list_id: 1,
+      account_id: 1,
+      number: '33611112100',
+      info1: 'Ann',
+      info2: null,
+      info3: 'c "3"',
+      info4: '',
+      created_at: at,
+    })
+    .execute();
   for (const id of [1, 2]) {
     await db
       .insertInto('campaigns')
@@ -67,7 +82,8 @@ async function seedAt008(store: Store): Promise<void> {
           account_id: 1,
           recipient: `3361111${id}${seq}00`,
           gsmsmsid: seq === 0 ? `old-${id}` : null,
-          contact_id: null,
+          // Campaign 2's second message went to a list contact.
+          contact_id: id === 2 && seq === 1 ? 1 : null,
           text: 'Hello',
           parts: 1,
           encoding: 'gsm7',
@@ -111,6 +127,20 @@ async function seedAt008(store: Store): Promise<void> {
       { ...reply(1, 'STOP', '33611111000', 'Arrêt', 'old-1'), created_at: laterReplyAt },
     ])
     .execute();
+  // Links of messages with a gsmsmsid and with a contact, and one whose message was never stored.
+  const link = (code: string, campaignId: number, seq: number) => ({
+    code,
+    campaign_id: campaignId,
+    message_seq: seq,
+    account_id: 1,
+    long_url: 'https://old.example/',
+    clicks: 0,
+    created_at: at,
+  });
+  await db
+    .insertInto('links')
+    .values([link(oldCodes[0], 1, 0), link(oldCodes[1], 2, 1), link(oldCodes[2], 1, 5)])
+    .execute();
   // More replies than the copy takes in one page.
   const many = Array.from({ length: manyReplies }, (_, i) => ({
     ...reply(2, 'MO', '33611112000', `n${i}`, 'old-2'),
@@ -125,6 +155,7 @@ async function seedAt008(store: Store): Promise<void> {
 }
 
 const manyReplies = 1200;
+const oldCodes = ['OldLink000', 'OldLink001', 'OldLink002'];
 
 for (const dialect of availableDialects()) {
   describe(`migrations of stored data [${dialect}]`, () => {
@@ -185,6 +216,56 @@ for (const dialect of availableDialects()) {
         { campaign_id: 1, type: 'MO', number: '33611111100', gsmsmsid: null },
         { campaign_id: 1, type: 'STOP', number: '33611111000', gsmsmsid: 'old-1' },
       ]);
+    });
+
+    it('links stored before 010 tell the CLICKER context of their message and contact; one without a message tells none', async () => {
+      const links = h.deps.services.links;
+      for (const code of oldCodes) {
+        const target = await links.resolve(code);
+        expect(target, code).toBeDefined();
+        const outcome = await links.recordVisit(target!, {
+          head: false,
+          headers: { 'user-agent': 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) Mobile/15E148' },
+          address: '127.0.0.1',
+        });
+        expect(outcome).toBe('counted');
+      }
+      expect(await links.foldClicks(100)).toBe(3);
+      const events = await h.deps.store.db
+        .selectFrom('events')
+        .select(['campaign_id', 'payload'])
+        .where('account_id', '=', 1)
+        .where('type', '=', 'CLICKER')
+        .orderBy('id')
+        .execute();
+      expect(
+        events.map((e) => {
+          const { gsmsid, info1, info2, info3, info4, short_url } = JSON.parse(e.payload);
+          return { campaign: e.campaign_id, gsmsid, info1, info2, info3, info4, short_url };
+        }),
+      ).toEqual([
+        {
+          campaign: 1,
+          gsmsid: 'old-1',
+          info1: '',
+          info2: '',
+          info3: '',
+          info4: '',
+          short_url: `${h.config.LINK_BASE_URL}/${oldCodes[0]}`,
+        },
+        {
+          campaign: 2,
+          gsmsid: '',
+          info1: 'Ann',
+          info2: '',
+          info3: 'c "3"',
+          info4: '',
+          short_url: `${h.config.LINK_BASE_URL}/${oldCodes[1]}`,
+        },
+      ]);
+      // Every click is counted, the one on the link without a message too.
+      expect((await get('/campaign/1')).campaign[0]).toMatchObject({ clicks: 2 });
+      expect((await get('/campaign/2')).campaign[0]).toMatchObject({ clicks: 1 });
     });
 
     it('a reply after the migration follows the copied ones', async () => {

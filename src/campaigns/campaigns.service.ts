@@ -249,6 +249,8 @@ export function createCampaignsService(deps: {
         if (linkCount > 0) {
           const linkRows: NewLink[] = [];
           for (let seq = start; seq < end; seq++) {
+            // What the link's CLICKER events will tell of the recipient, handed to links with it.
+            const { gsmsmsid, contact } = kept[seq].item;
             for (let k = 0; k < linkCount; k++) {
               linkRows.push({
                 code: codes[seq * linkCount + k].code,
@@ -256,6 +258,8 @@ export function createCampaignsService(deps: {
                 message_seq: seq,
                 account_id: accountId,
                 long_url: p.links[k],
+                gsmsmsid,
+                contact,
               });
             }
           }

@@ -2,20 +2,30 @@ import { type Selectable, sql } from 'kysely';
 import { insertBatch, insertRows } from '../store/bulk-insert.ts';
 import type { Db, DialectName, Executor } from '../store/db.ts';
 import { runPrepared, slot } from '../store/prepared.ts';
-import type { ClicksTable, ContactsTable, LinksTable, MessagesTable } from '../store/schema.ts';
+import type { ClicksTable, LinksTable } from '../store/schema.ts';
 
-export type NewLink = Pick<
-  Selectable<LinksTable>,
-  'code' | 'campaign_id' | 'message_seq' | 'account_id' | 'long_url'
->;
+/** What a link's CLICKER events tell of its recipient, as the redirect and the fold read it. */
+const clickerColumns = ['clicker', 'gsmsmsid', 'info1', 'info2', 'info3', 'info4'] as const;
 
-/** A link with its message and contact, both joined on the left (the message's fields are null without one). */
-export interface LinkTargetRow
-  extends Pick<Selectable<LinksTable>, 'id' | keyof NewLink>,
-    Pick<Selectable<MessagesTable>, 'gsmsmsid'>,
-    Pick<Selectable<ContactsTable>, 'info1' | 'info2' | 'info3' | 'info4'> {
-  message_id: Selectable<MessagesTable>['id'] | null;
+/** A list contact's fields, as a link's CLICKER events tell them. */
+export type ContactInfo = Pick<Selectable<LinksTable>, 'info1' | 'info2' | 'info3' | 'info4'>;
+
+export interface NewLink
+  extends Pick<Selectable<LinksTable>, 'code' | 'campaign_id' | 'message_seq' | 'account_id' | 'long_url'> {
+  /** What the link's CLICKER events tell of its recipient: fixed when the campaign is sent. */
+  gsmsmsid: Selectable<LinksTable>['gsmsmsid'];
+  /** The list contact the message went to; null for a recipient given by number. */
+  contact: ContactInfo | null;
 }
+
+/**
+ * A link as the redirect and the fold read it, with the CLICKER context kept on it (`clicker` is 1 when
+ * its clicks raise CLICKER events, 0 for a link stored without a message).
+ */
+export type LinkTargetRow = Pick<
+  Selectable<LinksTable>,
+  'id' | 'code' | 'campaign_id' | 'message_seq' | 'account_id' | 'long_url' | (typeof clickerColumns)[number]
+>;
 
 /** A link's click counter after a change. */
 export type LinkCounter = Pick<Selectable<LinksTable>, 'id' | 'clicks'>;
@@ -32,7 +42,7 @@ export type StoredClick = Pick<
 /** Links per target lookup. */
 const maxIdsPerLookup = 500;
 
-/** Rows per INSERT: 6 columns each, far below SQLite's 32,766 bound parameters. */
+/** Rows per INSERT: at most 12 columns each, below SQLite's 32,766 bound parameters. */
 const linkBatchRows = 1000;
 
 const clickColumns = [
@@ -63,21 +73,46 @@ const linkColumns = [
   'clicks',
   'created_at',
 ] as const;
+const infoColumns = ['info1', 'info2', 'info3', 'info4'] as const;
+/**
+ * The columns a batch of links is inserted with: a context column that is null on every link of the batch
+ * is left to its default (null), so a send without gsmsmsid or contact fields binds no more values than the
+ * link itself; `clicker` is left to its default, 1 (migration 010), on every link stored here.
+ */
+const insertColumns = {
+  bare: linkColumns,
+  gsmsmsid: [...linkColumns, 'gsmsmsid'],
+  contact: [...linkColumns, ...infoColumns],
+  both: [...linkColumns, 'gsmsmsid', ...infoColumns],
+} as const;
 
 export const linksRepo = {
   /** A campaign's links, 100,000 at a time for a large send: statements compiled once per batch size. */
   async insertMany(db: Executor, links: NewLink[], now: number): Promise<void> {
-    const rows = links.map((l) => [l.code, l.campaign_id, l.message_seq, l.account_id, l.long_url, 0, now]);
-    await insertRows(db, 'links', linkColumns, rows, linkBatchRows);
+    const withGsmsmsid = links.some((l) => l.gsmsmsid !== null);
+    const withContact = links.some((l) => l.contact !== null);
+    const columns =
+      insertColumns[withGsmsmsid ? (withContact ? 'both' : 'gsmsmsid') : withContact ? 'contact' : 'bare'];
+    const rows = links.map((l) => {
+      const row: unknown[] = [l.code, l.campaign_id, l.message_seq, l.account_id, l.long_url, 0, now];
+      if (withGsmsmsid) row.push(l.gsmsmsid);
+      if (withContact) {
+        const c = l.contact;
+        if (c === null) row.push(null, null, null, null);
+        else row.push(c.info1, c.info2, c.info3, c.info4);
+      }
+      return row;
+    });
+    await insertRows(db, 'links', columns, rows, linkBatchRows);
   },
 
   /**
    * The link behind a short code, with what a CLICKER event tells of it besides its counter: the
-   * recipient's gsmsmsid and, for a list campaign, the contact's fields (message_id is null for a link
-   * without a message). Codes are unique and global: the redirect is not scoped by account.
+   * recipient's gsmsmsid and, for a list campaign, the contact's fields, kept on the link's own row.
+   * Codes are unique and global: the redirect is not scoped by account.
    */
   async findTarget(db: Executor, code: string): Promise<LinkTargetRow | undefined> {
-    return targets(db).where('l.code', '=', code).executeTakeFirst();
+    return targets(db).where('code', '=', code).executeTakeFirst();
   },
 
   /** The same, for links by id (the fold's links that this process has not resolved yet). */
@@ -86,7 +121,7 @@ export const linksRepo = {
     for (let i = 0; i < ids.length; i += maxIdsPerLookup) {
       rows.push(
         ...(await targets(db)
-          .where('l.id', 'in', ids.slice(i, i + maxIdsPerLookup))
+          .where('id', 'in', ids.slice(i, i + maxIdsPerLookup))
           .execute()),
       );
     }
@@ -234,23 +269,6 @@ export const linksRepo = {
 
 function targets(db: Executor) {
   return db
-    .selectFrom('links as l')
-    .leftJoin('messages as m', (join) =>
-      join.onRef('m.campaign_id', '=', 'l.campaign_id').onRef('m.seq', '=', 'l.message_seq'),
-    )
-    .leftJoin('contacts as c', 'c.id', 'm.contact_id')
-    .select([
-      'l.id',
-      'l.code',
-      'l.campaign_id',
-      'l.message_seq',
-      'l.account_id',
-      'l.long_url',
-      'm.id as message_id',
-      'm.gsmsmsid',
-      'c.info1',
-      'c.info2',
-      'c.info3',
-      'c.info4',
-    ]);
+    .selectFrom('links')
+    .select(['id', 'code', 'campaign_id', 'message_seq', 'account_id', 'long_url', ...clickerColumns]);
 }

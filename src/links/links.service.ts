@@ -34,7 +34,8 @@ export interface LinkTarget {
   code: string;
   /**
    * The link's CLICKER payload around what changes per click, or null for a link without a message. Fixed
-   * at send time (the message's gsmsmsid, its contact's fields), so built once with the link and cached.
+   * at send time (the message's gsmsmsid, its contact's fields, kept on the link's row), so built once with
+   * the link and cached.
    */
   clicker: ClickerTemplate | null;
 }
@@ -98,7 +99,7 @@ function targetOf(row: LinkTargetRow, baseUrl: string): LinkTarget {
     location: locationOf(row.long_url),
     code: row.code,
     clicker:
-      row.message_id === null
+      row.clicker !== 1
         ? null
         : clickerTemplate({
             campaignId: row.campaign_id,

@@ -9,6 +9,7 @@ import * as dropUnreadIndexes from './migrations/006-drop-unread-indexes.ts';
 import * as clickFold from './migrations/007-click-fold.ts';
 import * as eventsCampaignPartial from './migrations/008-events-campaign-partial.ts';
 import * as replies from './migrations/009-replies.ts';
+import * as linkClickerContext from './migrations/010-link-clicker-context.ts';
 
 /** Migrations in order; each is told the dialect so column types can differ where they must. */
 export const migrations = {
@@ -21,6 +22,7 @@ export const migrations = {
   '007-click-fold': clickFold,
   '008-events-campaign-partial': eventsCampaignPartial,
   '009-replies': replies,
+  '010-link-clicker-context': linkClickerContext,
 };
 
 /** Applies every pending migration. Safe to run from several processes at once (Kysely takes a lock). */

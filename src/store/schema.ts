@@ -251,6 +251,14 @@ export interface LinksTable {
   long_url: string;
   clicks: number;
   created_at: number;
+  /** 1: clicks raise CLICKER events, telling the fields below; 0 for a link stored without a message. */
+  clicker: Generated<number>;
+  /** The recipient's gsmsmsid and list contact fields, as the campaign had them when it stored the link. */
+  gsmsmsid: string | null;
+  info1: string | null;
+  info2: string | null;
+  info3: string | null;
+  info4: string | null;
 }
 
 export interface ClicksTable {
