@@ -113,7 +113,7 @@ async function child(mode: string): Promise<void> {
     const { createDeps } = await import('../src/deps.ts');
     const { createLinkServer } = await import('../src/links/link-server.ts');
     const { closeLinkServer } = await import('../src/links/link-server.ts');
-    const { createClickFolder } = await import('../src/links/click-folder.ts');
+    const { createClickFolder } = await import('../src/links/click-fold.ts');
     const dir = mkdtempSync(join(tmpdir(), 'pigeon-links-bench-'));
     const deps = await createDeps(loadConfig({ DATABASE_URL: join(dir, 'pigeon.db'), LOG_LEVEL: 'warn' }));
     // A real campaign through POST /send, so every click has a message (gsmsmsid) and writes its CLICKER
@@ -164,6 +164,7 @@ async function child(mode: string): Promise<void> {
     // As the runtime runs it beside the link server.
     // BENCH_FOLD_DELAY_MS, BENCH_FOLD_BATCH and BENCH_FOLD_POLL_MS try other fold settings than the defaults.
     const folder = createClickFolder({
+      fold: deps.services.clickFold,
       links,
       log: deps.logger,
       options: {

@@ -6,6 +6,7 @@ import { type CampaignsService, createCampaignsService } from './campaigns/campa
 import { createListsService, type ListsService } from './campaigns/lists.service.ts';
 import { type Config, durationMs } from './config.ts';
 import { createDeliveryService, type DeliveryService } from './delivery/delivery.service.ts';
+import { type ClickFold, createClickFold } from './links/click-fold.ts';
 import { createLinksService, type LinksService } from './links/links.service.ts';
 import { type Clock, systemClock } from './shared/clock.ts';
 import { openStore, type Store } from './store/db.ts';
@@ -19,6 +20,8 @@ export interface Services {
   accounts: AccountsService;
   webhooks: WebhooksService;
   links: LinksService;
+  /** Counts stored clicks into their links and CLICKER events; its timer runs beside the link server. */
+  clickFold: ClickFold;
   campaigns: CampaignsService;
   lists: ListsService;
   delivery: DeliveryService;
@@ -73,13 +76,12 @@ export async function createDeps(
   });
   const links = createLinksService({
     db,
-    dialect: store.dialect,
     clock,
     logger,
     baseUrl: config.LINK_BASE_URL,
     codeLength: config.SHORT_CODE_LENGTH,
-    timezone: config.TIMEZONE,
   });
+  const clickFold = createClickFold({ db, dialect: store.dialect, clock, timezone: config.TIMEZONE, links });
   const lists = createListsService({ db, clock, maxContacts: config.MAX_RECIPIENTS });
   // Delivery and campaigns call each other: delivery through its CampaignSettings port, called only once
   // both exist.
@@ -121,7 +123,17 @@ export async function createDeps(
     clock,
     logger,
     store,
-    services: { accounts, webhooks, links, campaigns, lists, delivery, webhookDeliveries, balanceAlerts },
+    services: {
+      accounts,
+      webhooks,
+      links,
+      clickFold,
+      campaigns,
+      lists,
+      delivery,
+      webhookDeliveries,
+      balanceAlerts,
+    },
     urlGuard,
     close: () => store.destroy(),
   };

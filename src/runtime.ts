@@ -10,7 +10,7 @@ import { createTransport } from './delivery/transports.ts';
 import type { Deps } from './deps.ts';
 import { buildApp } from './http/app.ts';
 import type { App } from './http/types.ts';
-import { createClickFolder } from './links/click-folder.ts';
+import { createClickFolder } from './links/click-fold.ts';
 import { closeLinkServer, createLinkServer } from './links/link-server.ts';
 import { nextOpening } from './sms/sending-window.ts';
 import { dispatcherFromConfig } from './webhooks/dispatch-policy.ts';
@@ -62,7 +62,11 @@ export async function startRuntime(deps: Deps): Promise<Running> {
     logger.info({ url: linkUrl, baseUrl: config.LINK_BASE_URL }, 'link server listening');
     stops.push(() => closeLinkServer(linkServer, deps.services.links));
     // Beside the link server whose clicks it folds; stopped after it, so its last clicks are folded too.
-    const folder = createClickFolder({ links: deps.services.links, log: logger });
+    const folder = createClickFolder({
+      fold: deps.services.clickFold,
+      links: deps.services.links,
+      log: logger,
+    });
     folder.start();
     stops.push(() => folder.stop());
   }

@@ -133,7 +133,7 @@ describeEachDialect('campaign reads', (h) => {
       expect(outcome).toBe('counted');
     }
     // Counted into the links' counters by the fold (which the link server's process runs shortly after).
-    await links.foldClicks(1000);
+    await h().deps.services.clickFold.foldClicks(1000);
     // A STOP and a plain reply from recipients of this campaign.
     const delivery = h().deps.services.delivery;
     expect(await delivery.recordInbound({ from: n.delivered[0], to: 'x', text: 'Stop' })).toMatchObject({

@@ -3,7 +3,7 @@
 import { sql } from 'kysely';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { createClickFolder } from '../src/links/click-folder.ts';
+import { type ClickFold, createClickFold, createClickFolder } from '../src/links/click-fold.ts';
 import { createLinksService, type LinksService } from '../src/links/links.service.ts';
 import {
   availableDialects,
@@ -18,17 +18,32 @@ const browser =
   'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36';
 const silent = pino({ level: 'silent' });
 
-/** A links service of its own on the harness database: another process, or this one after a restart. */
-function anotherProcess(h: Harness): LinksService {
-  return createLinksService({
+/** Another process on the harness database (or this one after a restart): its links service and fold. */
+interface Process {
+  links: LinksService;
+  fold: ClickFold;
+}
+
+function thisProcess(h: Harness): Process {
+  return { links: h.deps.services.links, fold: h.deps.services.clickFold };
+}
+
+function anotherProcess(h: Harness): Process {
+  const links = createLinksService({
     db: h.deps.store.db,
-    dialect: h.deps.store.dialect,
     clock: h.clock,
     logger: silent,
     baseUrl: h.config.LINK_BASE_URL,
     codeLength: h.config.SHORT_CODE_LENGTH,
-    timezone: h.config.TIMEZONE,
   });
+  const fold = createClickFold({
+    db: h.deps.store.db,
+    dialect: h.deps.store.dialect,
+    clock: h.clock,
+    timezone: h.config.TIMEZONE,
+    links,
+  });
+  return { links, fold };
 }
 
 /** A campaign of `recipients` through POST /send; its short codes in recipient order. */
@@ -94,7 +109,7 @@ const counters = async (h: Harness, codes: string[]) => {
 
 describeEachDialect('click fold', (h) => {
   it('counts stored clicks into their links and numbers their events in click order, across folds', async () => {
-    const links = h().deps.services.links;
+    const { links, fold } = thisProcess(h());
     const { accountId, codes } = await campaign(h(), 3);
     const order = [0, 1, 0, 2, 0, 1, 0];
     for (const i of order) await click(links, codes[i]);
@@ -103,10 +118,10 @@ describeEachDialect('click fold', (h) => {
     expect(await clickerEvents(h(), accountId)).toEqual([]);
 
     // Uneven folds: the link of recipient 0 has clicks in every fold.
-    expect(await links.foldClicks(3)).toBe(3);
-    expect(await links.foldClicks(3)).toBe(3);
-    expect(await links.foldClicks(3)).toBe(1);
-    expect(await links.foldClicks(3)).toBe(0);
+    expect(await fold.foldClicks(3)).toBe(3);
+    expect(await fold.foldClicks(3)).toBe(3);
+    expect(await fold.foldClicks(3)).toBe(1);
+    expect(await fold.foldClicks(3)).toBe(0);
     expect(await counters(h(), codes)).toEqual([4, 2, 1]);
     expect(await clickerEvents(h(), accountId)).toEqual([
       ['fold-0', 1],
@@ -122,11 +137,11 @@ describeEachDialect('click fold', (h) => {
   it('a process that never resolved the links folds their clicks with the same CLICKER events', async () => {
     const { accountId, codes } = await campaign(h(), 1);
     await click(h().deps.services.links, codes[0]);
-    await h().deps.services.links.foldClicks(100);
+    await h().deps.services.clickFold.foldClicks(100);
     const before = await clickerEvents(h(), accountId);
 
     await click(h().deps.services.links, codes[0]);
-    expect(await anotherProcess(h()).foldClicks(100)).toBe(1);
+    expect(await anotherProcess(h()).fold.foldClicks(100)).toBe(1);
     expect([...before, ['fold-0', 2]]).toEqual(await clickerEvents(h(), accountId));
     const [first, second] = await h()
       .deps.store.db.selectFrom('events')
@@ -147,14 +162,14 @@ describeEachDialect('click fold', (h) => {
 
   it('clicks another process stored in between are read from the database, not skipped', async () => {
     const { accountId, codes } = await campaign(h(), 2);
-    const here = h().deps.services.links;
+    const here = thisProcess(h());
     const there = anotherProcess(h());
-    await here.foldClicks(100);
-    await click(here, codes[0]);
-    await click(there, codes[1]);
-    await click(here, codes[0]);
+    await here.fold.foldClicks(100);
+    await click(here.links, codes[0]);
+    await click(there.links, codes[1]);
+    await click(here.links, codes[0]);
     // This process stored two of the three clicks: it must not fold from its own copy alone.
-    expect(await here.foldClicks(100)).toBe(3);
+    expect(await here.fold.foldClicks(100)).toBe(3);
     expect(await counters(h(), codes)).toEqual([2, 1]);
     expect(await clickerEvents(h(), accountId)).toEqual([
       ['fold-0', 1],
@@ -164,9 +179,9 @@ describeEachDialect('click fold', (h) => {
   });
 
   it('the click folder folds shortly after clicks are stored, and folds what is left when it stops', async () => {
-    const links = anotherProcess(h());
+    const { links, fold } = anotherProcess(h());
     const { accountId, codes } = await campaign(h(), 2);
-    const folder = createClickFolder({ links, log: silent, options: { delayMs: 10, pollMs: 60_000 } });
+    const folder = createClickFolder({ fold, links, log: silent, options: { delayMs: 10, pollMs: 60_000 } });
     folder.start();
     try {
       await click(links, codes[0]);
@@ -187,16 +202,15 @@ describeEachDialect('click fold', (h) => {
 
   it('folds running side by side count every click exactly once', async () => {
     const { accountId, codes } = await campaign(h(), 2);
-    const links = h().deps.services.links;
-    for (let i = 0; i < 40; i++) await click(links, codes[i % 2]);
-    const folders = [links, anotherProcess(h()), anotherProcess(h())];
+    for (let i = 0; i < 40; i++) await click(h().deps.services.links, codes[i % 2]);
+    const folds = [thisProcess(h()), anotherProcess(h()), anotherProcess(h())].map((p) => p.fold);
     // Each keeps folding until nothing is left; on PostgreSQL they run concurrently and take turns.
     await Promise.all(
-      folders.map(async (f) => {
+      folds.map(async (f) => {
         while ((await f.foldClicks(7)) > 0);
       }),
     );
-    for (const f of folders) while ((await f.foldClicks(7)) > 0);
+    for (const f of folds) while ((await f.foldClicks(7)) > 0);
     expect(await counters(h(), codes)).toEqual([20, 20]);
     const events = await clickerEvents(h(), accountId);
     for (const gsmsid of ['fold-0', 'fold-1']) {
@@ -212,7 +226,7 @@ describe.runIf(availableDialects().includes('postgres'))('click fold [postgres]:
   it('a click still being inserted when later clicks commit is folded once it commits, not skipped', async () => {
     const h = await createHarness('postgres');
     try {
-      const links = h.deps.services.links;
+      const { links, fold } = thisProcess(h);
       const { codes } = await campaign(h, 1);
       const [{ id: linkId, campaign_id, account_id }] = await h.deps.store.db
         .selectFrom('links')
@@ -236,10 +250,10 @@ describe.runIf(availableDialects().includes('postgres'))('click fold [postgres]:
           .execute();
         // A later click commits while the first is still open.
         await click(links, codes[0]);
-        expect(await links.foldClicks(100)).toBe(0);
+        expect(await fold.foldClicks(100)).toBe(0);
         await sql`commit`.execute(conn);
       });
-      expect(await links.foldClicks(100)).toBe(2);
+      expect(await fold.foldClicks(100)).toBe(2);
       expect(await counters(h, codes)).toEqual([2]);
     } finally {
       await h.close();

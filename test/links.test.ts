@@ -6,6 +6,7 @@ import { connect } from 'node:net';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ClickFold, createClickFold } from '../src/links/click-fold.ts';
 import { closeLinkServer, createLinkServer } from '../src/links/link-server.ts';
 import { linksRepo, type NewClick, type NewLink } from '../src/links/links.repo.ts';
 import { createLinksService, type LinksService } from '../src/links/links.service.ts';
@@ -79,6 +80,7 @@ describeEachDialect('short links', (h) => {
   let proxied: Server;
   let proxiedPort: number;
   let links: LinksService;
+  let clickFold: ClickFold;
   const logged: LoggedError[] = [];
   let campaignCounter = 5000;
 
@@ -92,12 +94,17 @@ describeEachDialect('short links', (h) => {
     // The server's own links service, on the harness database, with a logger the tests can read.
     links = createLinksService({
       db: deps.store.db,
-      dialect: deps.store.dialect,
       clock: h().clock,
       logger: captureLogger(logged),
       baseUrl: deps.config.LINK_BASE_URL,
       codeLength: deps.config.SHORT_CODE_LENGTH,
+    });
+    clickFold = createClickFold({
+      db: deps.store.db,
+      dialect: deps.store.dialect,
+      clock: h().clock,
       timezone: deps.config.TIMEZONE,
+      links,
     });
     const logger = captureLogger(logged);
     server = createLinkServer({ config: { TRUST_PROXY: false }, logger, services: { links } });
@@ -151,7 +158,7 @@ describeEachDialect('short links', (h) => {
       .execute();
 
   /** Counters and CLICKER events come from the fold; the server process runs it shortly after clicks. */
-  const fold = () => links.foldClicks(1000);
+  const fold = () => clickFold.foldClicks(1000);
 
   const counterOf = async (code: string) => {
     await fold();
@@ -545,7 +552,7 @@ describeEachDialect('short links', (h) => {
       seq += 10_000;
     }
     // Uneven folds, so that a link's clicks straddle folds.
-    while ((await links.foldClicks(97)) > 0);
+    while ((await clickFold.foldClicks(97)) > 0);
     const stored = await db
       .selectFrom('clicks')
       .select('link_id')

@@ -230,7 +230,7 @@ for (const dialect of availableDialects()) {
         });
         expect(outcome).toBe('counted');
       }
-      expect(await links.foldClicks(100)).toBe(3);
+      expect(await h.deps.services.clickFold.foldClicks(100)).toBe(3);
       const events = await h.deps.store.db
         .selectFrom('events')
         .select(['campaign_id', 'payload'])

@@ -1,21 +1,13 @@
-// Short links: codes for campaigns, the redirect, and click recording.
+// Short links: codes for campaigns, the redirect, and click recording. Counting the stored clicks is the
+// click fold's (click-fold.ts).
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Logger } from 'pino';
 import type { Clock } from '../shared/clock.ts';
 import { GroupCommit } from '../shared/group-commit.ts';
-import { zonedTime } from '../shared/zoned-time.ts';
-import type { Db, DialectName, Executor } from '../store/db.ts';
-import { appendEvents, type NewEvent } from '../store/outbox.ts';
-import { type ClickerTemplate, clickerPayload, clickerTemplate } from './clicker-payload.ts';
+import type { Db, Executor } from '../store/db.ts';
+import { type ClickerTemplate, clickerTemplate } from './clicker-payload.ts';
 import { truncateIp } from './client-ip.ts';
-import { deviceOf } from './device.ts';
-import {
-  type LinkTargetRow,
-  linksRepo,
-  type NewClick,
-  type NewLink,
-  type StoredClick,
-} from './links.repo.ts';
+import { type LinkTargetRow, linksRepo, type NewClick, type NewLink } from './links.repo.ts';
 import { locationOf } from './location.ts';
 import { isPreviewRequest } from './preview-fetchers.ts';
 import { isShortCode, newShortCodes } from './short-code.ts';
@@ -64,8 +56,6 @@ export const maxRefererLength = 512;
 const maxCachedLinks = 100_000;
 /** Clicks per transaction: groups stay small enough that one write never holds the database for long. */
 const maxClicksPerTransaction = 500;
-/** Stored clicks kept for the fold (see `recent`): a few folds' worth, about 300 bytes each. */
-const maxRecentClicks = 50_000;
 
 const ignored: Promise<VisitOutcome> = Promise.resolve('ignored');
 
@@ -76,7 +66,7 @@ const isTransient = (error: unknown): boolean => {
 };
 
 /** Runs `write` again once if it fails on a transient conflict. */
-async function withRetry<T>(write: () => Promise<T>): Promise<T> {
+export async function withRetry<T>(write: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await write();
@@ -114,65 +104,25 @@ function targetOf(row: LinkTargetRow, baseUrl: string): LinkTarget {
   };
 }
 
+/** Told of each group of clicks once stored, with their ids where the dialect gives them (SQLite). */
+export type ClicksStoredListener = (clicks: readonly NewClick[], ids: readonly number[] | undefined) => void;
+
 export function createLinksService(deps: {
   db: Db;
-  dialect: DialectName;
   clock: Clock;
   logger: Pick<Logger, 'error'>;
   baseUrl: string;
   codeLength: number;
-  /** Zone of the CLICKER event's date. */
-  timezone: string;
 }) {
-  const { db, dialect, clock, logger, baseUrl, codeLength, timezone } = deps;
+  const { db, clock, logger, baseUrl, codeLength } = deps;
   const cache = new Map<string, LinkTarget>();
   const cacheById = new Map<number, LinkTarget>();
-  const listeners = new Set<() => void>();
-
-  // CLICKER dates are `Y-m-d H:i:s` on the wall clock of the configured zone; formatted once per second.
-  const { wallTime } = zonedTime(timezone);
-
-  /** The CLICKER event of a click (API.md), or null for a link without a message (nobody to report). */
-  function clickerEvent(click: StoredClick, target: LinkTarget, nth: number): NewEvent | null {
-    if (!target.clicker) return null;
-    return {
-      account_id: click.account_id,
-      campaign_id: click.campaign_id,
-      type: 'CLICKER',
-      payload: clickerPayload(target.clicker, wallTime(click.clicked_at), deviceOf(click.user_agent), nth),
-    };
-  }
+  const listeners = new Set<ClicksStoredListener>();
 
   /** The redirect's write: the click rows only, appended. Counting them is the fold's work. */
   async function persist(clicks: NewClick[]): Promise<void> {
     const ids = await withRetry(() => db.transaction().execute((tx) => linksRepo.insertClicks(tx, clicks)));
-    if (ids) rememberStored(clicks, ids);
-    for (const listener of listeners) listener();
-  }
-
-  /**
-   * Clicks this process stored lately, in id order, with their ids: the fold's copy of the rows it is
-   * about to read, so that it reads them only when this copy does not cover them exactly (clicks of another
-   * process in between, ids unknown on PostgreSQL, a rolled-back insert, or more than `maxRecentClicks`
-   * waiting). The database stays the only record; this only saves reading back what was just written.
-   */
-  let recent: StoredClick[] = [];
-
-  function rememberStored(clicks: NewClick[], ids: number[]): void {
-    if (recent.length + clicks.length > maxRecentClicks) recent = [];
-    for (let i = 0; i < clicks.length; i++) {
-      const { link_id, campaign_id, account_id, clicked_at, user_agent } = clicks[i];
-      recent.push({ id: ids[i], link_id, campaign_id, account_id, clicked_at, user_agent });
-    }
-  }
-
-  /** The clicks with ids cursor+1 … cursor+n if this process holds every one of them, else undefined. */
-  function recentClicks(cursor: number, n: number): StoredClick[] | undefined {
-    let folded = 0;
-    while (folded < recent.length && recent[folded].id <= cursor) folded++;
-    if (folded > 0) recent = recent.slice(folded);
-    if (recent.length < n || recent[0].id !== cursor + 1 || recent[n - 1].id !== cursor + n) return undefined;
-    return recent.slice(0, n);
+    for (const listener of listeners) listener(clicks, ids);
   }
 
   /** Targets of the given links: this process's cache first, the database for the rest. */
@@ -192,52 +142,6 @@ export function createLinksService(deps: {
       }
     }
     return found;
-  }
-
-  /**
-   * One fold: up to `limit` clicks past the cursor (and not past `horizon`, see `clickHorizon`), in click
-   * order. Each link's counter is raised once by its number of clicks (ascending link id), each click gets
-   * its number on its link from the new counter and its CLICKER event, and the cursor moves past them, all
-   * in one transaction: a counter, its events and the cursor never disagree, and no click is folded twice.
-   * Returns how many clicks were folded (0 also when another process holds the turn).
-   */
-  async function fold(tx: Executor, horizon: number, limit: number): Promise<number> {
-    const cursor = await linksRepo.takeFoldCursor(tx, dialect);
-    if (cursor === undefined || cursor >= horizon) return 0;
-    const clicks =
-      recentClicks(cursor, Math.min(horizon - cursor, limit)) ??
-      (await linksRepo.clicksBetween(tx, cursor, horizon, limit));
-    // Fewer than `limit` clicks means none is left up to the horizon (ids of rolled-back inserts are gaps).
-    await linksRepo.moveFoldCursor(tx, clicks.length < limit ? horizon : clicks[clicks.length - 1].id);
-    if (clicks.length === 0) return 0;
-    const perLink = new Map<number, number>();
-    for (const click of clicks) perLink.set(click.link_id, (perLink.get(click.link_id) ?? 0) + 1);
-    const idsByCount = new Map<number, number[]>();
-    for (const id of [...perLink.keys()].sort((a, b) => a - b)) {
-      const by = perLink.get(id)!;
-      const ids = idsByCount.get(by);
-      if (ids) ids.push(id);
-      else idsByCount.set(by, [id]);
-    }
-    const totals = new Map<number, number>();
-    for (const [by, ids] of idsByCount) {
-      for (const counter of await linksRepo.addClicks(tx, ids, by)) totals.set(counter.id, counter.clicks);
-    }
-    const targets = await targetsById(tx, perLink.keys());
-    const seen = new Map<number, number>();
-    const events: NewEvent[] = [];
-    for (const click of clicks) {
-      const total = totals.get(click.link_id);
-      const target = targets.get(click.link_id);
-      // Links are never deleted; a click of a missing one is passed over rather than stopping the fold.
-      if (total === undefined || target === undefined) continue;
-      const before = seen.get(click.link_id) ?? 0;
-      seen.set(click.link_id, before + 1);
-      const event = clickerEvent(click, target, total - perLink.get(click.link_id)! + before + 1);
-      if (event) events.push(event);
-    }
-    await appendEvents(tx, events, clock.now());
-    return clicks.length;
   }
 
   const recorder = new GroupCommit<NewClick>(
@@ -328,16 +232,13 @@ export function createLinksService(deps: {
     },
 
     /**
-     * Folds up to `limit` stored clicks into their links' counters and CLICKER events (see `fold`); the
-     * click folder calls it shortly after clicks are stored. Returns how many clicks were folded.
+     * Targets of the given links, from this process's cache first (the fold's CLICKER events need them);
+     * read in the caller's transaction.
      */
-    async foldClicks(limit: number): Promise<number> {
-      const horizon = await linksRepo.clickHorizon(db, dialect, await linksRepo.foldCursor(db));
-      return withRetry(() => db.transaction().execute((tx) => fold(tx, horizon, limit)));
-    },
+    targetsById,
 
     /** Calls `listener` after each group of clicks is stored; returns the unsubscribe. */
-    onClicksStored(listener: () => void): () => void {
+    onClicksStored(listener: ClicksStoredListener): () => void {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
