@@ -3,8 +3,7 @@
 import type { AccountsService } from '../accounts/accounts.service.ts';
 import type { Config } from '../config.ts';
 import type { CampaignMessage, DeliveryService, NewMessage } from '../delivery/delivery.service.ts';
-import type { NewLink } from '../links/links.repo.ts';
-import type { LinksService } from '../links/links.service.ts';
+import type { LinksService, NewLink } from '../links/links.service.ts';
 import type { AuthContext } from '../shared/auth-context.ts';
 import type { Clock } from '../shared/clock.ts';
 import { ApiError, Status } from '../shared/errors.ts';

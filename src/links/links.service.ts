@@ -13,6 +13,8 @@ import { isPreviewRequest } from './preview-fetchers.ts';
 import { isShortCode, newShortCodes } from './short-code.ts';
 
 export type LinksService = ReturnType<typeof createLinksService>;
+/** What `store` takes of each link: other capabilities name it through this service, not the repository. */
+export type { ContactInfo, NewLink } from './links.repo.ts';
 
 /** What a short code points at, as the redirect needs it. */
 export interface LinkTarget {
