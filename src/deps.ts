@@ -11,9 +11,12 @@ import { createLinksService, type LinksService } from './links/links.service.ts'
 import { type Clock, systemClock } from './shared/clock.ts';
 import { openStore, type Store } from './store/db.ts';
 import { migrate } from './store/migrate.ts';
-import { createDeliveriesService, type DeliveriesService } from './webhooks/deliveries.service.ts';
 import { webhookLeaseMs } from './webhooks/dispatch-policy.ts';
 import { createUrlGuard, type UrlGuard } from './webhooks/url-guard.ts';
+import {
+  createWebhookDeliveriesService,
+  type WebhookDeliveriesService,
+} from './webhooks/webhook-deliveries.service.ts';
 import { createWebhooksService, type WebhooksService } from './webhooks/webhooks.service.ts';
 
 export interface Services {
@@ -25,7 +28,7 @@ export interface Services {
   campaigns: CampaignsService;
   lists: ListsService;
   delivery: DeliveryService;
-  webhookDeliveries: DeliveriesService;
+  webhookDeliveries: WebhookDeliveriesService;
   balanceAlerts: BalanceAlertsService;
 }
 
@@ -64,7 +67,7 @@ export async function createDeps(
   const accounts = createAccountsService({ db, clock, timezone: config.TIMEZONE });
   const urlGuard = createUrlGuard({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE });
   const webhooks = createWebhooksService({ db, clock, urlGuard, timezone: config.TIMEZONE });
-  const webhookDeliveries = createDeliveriesService({
+  const webhookDeliveries = createWebhookDeliveriesService({
     db,
     dialect: store.dialect,
     clock,

@@ -8,10 +8,10 @@ import { afterEach, expect, it } from 'vitest';
 import { createDeliveryWorker } from '../src/delivery/delivery-worker.ts';
 import { SimulatorTransport } from '../src/delivery/simulator/simulator-transport.ts';
 import { createDeps, type Deps } from '../src/deps.ts';
-import type { DeliveriesService } from '../src/webhooks/deliveries.service.ts';
 import { createDispatcher, type Dispatcher } from '../src/webhooks/dispatcher.ts';
 import { createHttpSender } from '../src/webhooks/http-sender.ts';
 import { createUrlGuard, type UrlGuard } from '../src/webhooks/url-guard.ts';
+import type { WebhookDeliveriesService } from '../src/webhooks/webhook-deliveries.service.ts';
 import { call, describeEachDialect, type TestAccount } from './helpers/harness.ts';
 import { waitFor } from './helpers/wait.ts';
 import { type Answer, type ReceivedRequest, WebhookReceiver } from './helpers/webhook-receiver.ts';
@@ -69,7 +69,7 @@ describeEachDialect(
       options: {
         guard?: UrlGuard;
         requestTimeoutMs?: number;
-        deliveries?: DeliveriesService;
+        deliveries?: WebhookDeliveriesService;
         stopGraceMs?: number;
         fanOutBatch?: number;
         maxClaimed?: number;

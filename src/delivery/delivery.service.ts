@@ -1,4 +1,4 @@
-// Delivery rules: what a submit's outcome, a receipt or a reply does to messages, lists and the event outbox.
+// SMS delivery rules: what a submit's outcome, a receipt or a reply does to messages, lists and the event outbox.
 // Every change is written with the event that reports it, in one transaction.
 import type { Selectable } from 'kysely';
 import type { Clock } from '../shared/clock.ts';

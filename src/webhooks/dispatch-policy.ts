@@ -3,10 +3,10 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Clock } from '../shared/clock.ts';
-import type { DeliveriesService } from './deliveries.service.ts';
 import { createDispatcher, type Dispatcher } from './dispatcher.ts';
 import { createHttpSender } from './http-sender.ts';
 import type { UrlGuard } from './url-guard.ts';
+import type { WebhookDeliveriesService } from './webhook-deliveries.service.ts';
 
 type PolicyConfig = Pick<
   Config,
@@ -34,7 +34,7 @@ export const webhookLeaseMs = (config: PolicyConfig) =>
 
 export function dispatcherFromConfig(deps: {
   config: PolicyConfig;
-  deliveries: DeliveriesService;
+  deliveries: WebhookDeliveriesService;
   urlGuard: UrlGuard;
   clock: Clock;
   logger: Logger;

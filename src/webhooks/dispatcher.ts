@@ -6,9 +6,13 @@
 import type { Clock } from '../shared/clock.ts';
 import { GroupCommit } from '../shared/group-commit.ts';
 import { createPollLoop } from '../shared/poll-loop.ts';
-import type { AttemptResult, ClaimedDelivery, DeliveriesService } from './deliveries.service.ts';
 import type { HttpSender, WebhookRequest } from './http-sender.ts';
 import { standardSignature } from './signing.ts';
+import type {
+  AttemptResult,
+  ClaimedDelivery,
+  WebhookDeliveriesService,
+} from './webhook-deliveries.service.ts';
 
 export interface DispatcherOptions {
   pollMs: number;
@@ -63,7 +67,7 @@ export function webhookRequest(delivery: ClaimedDelivery, attemptedAt: number): 
 }
 
 export function createDispatcher(deps: {
-  deliveries: DeliveriesService;
+  deliveries: WebhookDeliveriesService;
   sender: HttpSender;
   clock: Clock;
   log: Log;

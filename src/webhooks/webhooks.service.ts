@@ -8,8 +8,8 @@ import { idIn, idOut } from '../shared/ids.ts';
 import { parsePage } from '../shared/paging.ts';
 import { type ZonedTime, zonedTime } from '../shared/zoned-time.ts';
 import type { Db } from '../store/db.ts';
-import { deliveriesRepo } from './deliveries.repo.ts';
 import type { UrlGuard } from './url-guard.ts';
+import { webhookDeliveriesRepo } from './webhook-deliveries.repo.ts';
 import { type WebhookFields, webhooksRepo } from './webhooks.repo.ts';
 
 export const webhookTypes = ['MO', 'DLR', 'STOP', 'CLICKER', 'BALANCE_ALERT'] as const;
@@ -177,10 +177,10 @@ export function createWebhooksService(deps: { db: Db; clock: Clock; urlGuard: Ur
       await db.transaction().execute(async (tx) => {
         if (status === 'live') {
           await webhooksRepo.update(tx, auth.accountId, row.id, { status, failing_since: null }, now);
-          await deliveriesRepo.resumeHeld(tx, row.id, now);
+          await webhookDeliveriesRepo.resumeHeld(tx, row.id, now);
         } else {
           await webhooksRepo.update(tx, auth.accountId, row.id, { status }, now);
-          await deliveriesRepo.holdPending(tx, [row.id], now);
+          await webhookDeliveriesRepo.holdPending(tx, [row.id], now);
         }
       });
       return view(await get(auth, row.id));
@@ -189,7 +189,7 @@ export function createWebhooksService(deps: { db: Db; clock: Clock; urlGuard: Ur
     async delete(auth: AuthContext, id: string) {
       const row = await get(auth, id);
       await db.transaction().execute(async (tx) => {
-        await deliveriesRepo.deleteForWebhook(tx, row.id);
+        await webhookDeliveriesRepo.deleteForWebhook(tx, row.id);
         await webhooksRepo.delete(tx, auth.accountId, row.id);
       });
       return idOut(row.id);
@@ -200,8 +200,8 @@ export function createWebhooksService(deps: { db: Db; clock: Clock; urlGuard: Ur
       const row = await get(auth, id);
       const { start, length } = parsePage(query);
       const [attempts, total] = await Promise.all([
-        deliveriesRepo.attempts(db, auth.accountId, row.id, start, length),
-        deliveriesRepo.countAttempts(db, auth.accountId, row.id),
+        webhookDeliveriesRepo.attempts(db, auth.accountId, row.id, start, length),
+        webhookDeliveriesRepo.countAttempts(db, auth.accountId, row.id),
       ]);
       return {
         deliveries: attempts.map((a) => ({
@@ -229,7 +229,7 @@ export function createWebhooksService(deps: { db: Db; clock: Clock; urlGuard: Ur
       }
       const now = clock.now();
       const body = sampleBody(row.type, auth.accountId, now, dates);
-      const deliveryId = await deliveriesRepo.insertTest(
+      const deliveryId = await webhookDeliveriesRepo.insertTest(
         db,
         {
           webhook_id: row.id,

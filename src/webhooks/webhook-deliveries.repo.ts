@@ -65,7 +65,7 @@ function chunks<T>(items: T[], size = batchRows): T[][] {
   return out;
 }
 
-export const deliveriesRepo = {
+export const webhookDeliveriesRepo = {
   /**
    * Events not fanned out yet, oldest first. On PostgreSQL the rows stay locked until the transaction ends
    * and other dispatchers skip them (FOR UPDATE SKIP LOCKED); SQLite has one writer.

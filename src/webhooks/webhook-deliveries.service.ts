@@ -1,12 +1,12 @@
-// Delivery rules: which webhooks an event goes to, when a failed delivery is tried again, when a webhook
+// Webhook delivery rules: which webhooks an event goes to, when a failed delivery is tried again, when a webhook
 // that keeps failing is paused. Each step is one transaction, so a crash between two loses nothing: an
 // event is either fanned out with its deliveries or not at all, and an attempt's outcome is recorded with
 // its log row and its webhook's last answer.
 import type { Clock } from '../shared/clock.ts';
 import type { Db, DialectName } from '../store/db.ts';
-import { deliveriesRepo, type NewAttempt } from './deliveries.repo.ts';
 import type { SendOutcome } from './http-sender.ts';
 import { retryAfterMs, retryDelayMs } from './retry-schedule.ts';
+import { type NewAttempt, webhookDeliveriesRepo } from './webhook-deliveries.repo.ts';
 
 export interface ClaimedDelivery {
   id: number;
@@ -26,7 +26,7 @@ export type AttemptResult =
   /** Not attempted after all (the dispatcher stopped): back to pending, no attempt counted. */
   | { kind: 'released'; delivery: ClaimedDelivery };
 
-export interface DeliveriesOptions {
+export interface WebhookDeliveriesOptions {
   /** How long a claimed delivery stays leased: past it, another dispatcher may take it. */
   leaseMs: number;
   /** A webhook with no success for this long is paused. */
@@ -35,15 +35,15 @@ export interface DeliveriesOptions {
   retryAfterMaxMs: number;
 }
 
-export type DeliveriesService = ReturnType<typeof createDeliveriesService>;
+export type WebhookDeliveriesService = ReturnType<typeof createWebhookDeliveriesService>;
 
 export const isSuccess = (code: number | null) => code !== null && code >= 200 && code <= 299;
 
-export function createDeliveriesService(deps: {
+export function createWebhookDeliveriesService(deps: {
   db: Db;
   dialect: DialectName;
   clock: Clock;
-  options: DeliveriesOptions;
+  options: WebhookDeliveriesOptions;
 }) {
   const { db, dialect, clock, options } = deps;
 
@@ -55,13 +55,13 @@ export function createDeliveriesService(deps: {
     async fanOut(limit: number): Promise<number> {
       const now = clock.now();
       // Most passes find nothing: a plain read of the small partial index spares them a transaction.
-      if (!(await deliveriesRepo.anyEventToFanOut(db))) return 0;
+      if (!(await webhookDeliveriesRepo.anyEventToFanOut(db))) return 0;
       return db.transaction().execute(async (tx) => {
-        const events = await deliveriesRepo.eventsToFanOut(tx, dialect, limit);
+        const events = await webhookDeliveriesRepo.eventsToFanOut(tx, dialect, limit);
         if (events.length === 0) return 0;
         const ids = events.map((e) => e.id);
-        await deliveriesRepo.insertFanOut(tx, ids, now);
-        await deliveriesRepo.markFannedOut(tx, ids);
+        await webhookDeliveriesRepo.insertFanOut(tx, ids, now);
+        await webhookDeliveriesRepo.markFannedOut(tx, ids);
         return events.length;
       });
     },
@@ -81,7 +81,7 @@ export function createDeliveriesService(deps: {
       return db.transaction().execute(async (tx) => {
         // Read past `limit`, so that a webhook without room at the head of the queue leaves some for others
         // (a backlog longer than that is looked past by a claim with `skip`).
-        const due = await deliveriesRepo.dueDeliveries(tx, dialect, now, limit + 64, skip);
+        const due = await webhookDeliveriesRepo.dueDeliveries(tx, dialect, now, limit + 64, skip);
         const taken = new Map<number, number>();
         const picked: number[] = [];
         let crowded = false;
@@ -96,18 +96,18 @@ export function createDeliveriesService(deps: {
           picked.push(row.id);
         }
         if (picked.length === 0) return { claimed: [], crowded };
-        const leased = await deliveriesRepo.lease(tx, picked, now + options.leaseMs, now);
+        const leased = await webhookDeliveriesRepo.lease(tx, picked, now + options.leaseMs, now);
         if (leased.length === 0) return { claimed: [], crowded };
         const webhooks = new Map(
-          (await deliveriesRepo.webhooksForSending(tx, [...new Set(leased.map((d) => d.webhook_id))])).map(
-            (w) => [w.id, w],
-          ),
+          (
+            await webhookDeliveriesRepo.webhooksForSending(tx, [...new Set(leased.map((d) => d.webhook_id))])
+          ).map((w) => [w.id, w]),
         );
         const eventIds = leased.flatMap((d) => (d.event_id === null ? [] : [d.event_id]));
         const payloads = new Map(
           eventIds.length === 0
             ? []
-            : (await deliveriesRepo.eventPayloads(tx, eventIds)).map((e) => [e.id, e.payload]),
+            : (await webhookDeliveriesRepo.eventPayloads(tx, eventIds)).map((e) => [e.id, e.payload]),
         );
         const claimed: ClaimedDelivery[] = [];
         const notLive: number[] = [];
@@ -129,7 +129,7 @@ export function createDeliveriesService(deps: {
             body: d.payload ?? (d.event_id === null ? undefined : payloads.get(d.event_id)) ?? '{}',
           });
         }
-        if (notLive.length > 0) await deliveriesRepo.unlease(tx, notLive, 'held', now);
+        if (notLive.length > 0) await webhookDeliveriesRepo.unlease(tx, notLive, 'held', now);
         return { claimed, crowded };
       });
     },
@@ -143,7 +143,7 @@ export function createDeliveriesService(deps: {
       const now = clock.now();
       return db.transaction().execute(async (tx) => {
         const released = results.filter((r) => r.kind === 'released').map((r) => r.delivery.id);
-        if (released.length > 0) await deliveriesRepo.unlease(tx, released, 'pending', now);
+        if (released.length > 0) await webhookDeliveriesRepo.unlease(tx, released, 'pending', now);
         const attempted = results.filter((r) => r.kind === 'attempted');
         if (attempted.length === 0) return [];
 
@@ -162,7 +162,7 @@ export function createDeliveriesService(deps: {
         const current = new Map(
           failing.length === 0
             ? []
-            : (await deliveriesRepo.webhookStatuses(tx, failing)).map((w) => [w.id, w]),
+            : (await webhookDeliveriesRepo.webhookStatuses(tx, failing)).map((w) => [w.id, w]),
         );
         // Decide the pauses first, so the attempts that cause them are recorded as held, not rescheduled.
         const cutoff = now - options.pauseAfterMs;
@@ -178,7 +178,7 @@ export function createDeliveriesService(deps: {
 
         const successes = attempted.filter((r) => isSuccess(r.outcome.httpCode));
         const delivered = new Set(
-          await deliveriesRepo.markDelivered(
+          await webhookDeliveriesRepo.markDelivered(
             tx,
             successes.map((r) => r.delivery.id),
             now,
@@ -211,28 +211,28 @@ export function createDeliveriesService(deps: {
             next = now + Math.max(scheduled, asked);
             state = hold ? 'held' : 'pending';
           }
-          if (await deliveriesRepo.markFailed(tx, r.delivery.id, state, next, now)) {
+          if (await webhookDeliveriesRepo.markFailed(tx, r.delivery.id, state, next, now)) {
             log.push(entry(r, state === 'pending' ? next : null));
           }
         }
-        if (log.length > 0) await deliveriesRepo.insertAttempts(tx, log);
+        if (log.length > 0) await webhookDeliveriesRepo.insertAttempts(tx, log);
 
         // In id order, so that two dispatchers recording at once on PostgreSQL lock webhooks in one order.
         for (const [id, s] of [...last].sort((a, b) => a[0] - b[0])) {
           const failingSince = s.ok ? null : s.anyOk ? now : 'keep-or-now';
           // No answer at all (refused, timed out, unreachable) is recorded as 0.
-          await deliveriesRepo.setOutcome(tx, id, s.code ?? 0, failingSince, now);
+          await webhookDeliveriesRepo.setOutcome(tx, id, s.code ?? 0, failingSince, now);
         }
         if (pausing.size === 0) return [];
-        const nowPaused = await deliveriesRepo.pauseFailing(tx, [...pausing], cutoff, now);
-        if (nowPaused.length > 0) await deliveriesRepo.holdPending(tx, nowPaused, now);
+        const nowPaused = await webhookDeliveriesRepo.pauseFailing(tx, [...pausing], cutoff, now);
+        if (nowPaused.length > 0) await webhookDeliveriesRepo.holdPending(tx, nowPaused, now);
         return nowPaused;
       });
     },
 
     /** Deliveries leased by a dispatcher that stopped mid-send become pending again. */
     releaseExpiredLeases(): Promise<number> {
-      return deliveriesRepo.releaseExpiredLeases(db, clock.now());
+      return webhookDeliveriesRepo.releaseExpiredLeases(db, clock.now());
     },
   };
 }
