@@ -346,7 +346,7 @@ describeEachDialect('send: pricing on the final text', (h) => {
     expect((await messagesOf(h(), al.body.ticket))[0].text).toBe('Code 42');
   });
 
-  it('stores parts and encoding per message', async () => {
+  it('each message keeps the parts and encoding it was priced with', async () => {
     const a = await h().account();
     const r = await send(h(), a, { text: 'ç'.repeat(71) });
     expect((await messagesOf(h(), r.body.ticket))[0]).toMatchObject({ parts: 2, encoding: 'ucs2' });

@@ -37,7 +37,7 @@ describeEachDialect('JSON and XML parity', (h) => {
     expect(stable(x.body, volatile)).toEqual(stable(asXmlWouldSay(j.body), volatile));
   };
 
-  it('tokens', async () => {
+  it('token endpoints answer the same fields in JSON and XML, and read either', async () => {
     const a = await h().account();
     const child = await h().account({ parentId: a.id });
     expectSame(
@@ -70,7 +70,7 @@ describeEachDialect('JSON and XML parity', (h) => {
     expect(x.body).toEqual({ ...(asXmlWouldSay(j.body) as object), deleted_token: extra2.token_id });
   });
 
-  it('credits and balance notification', async () => {
+  it('credits and the balance notification answer the same in JSON and XML', async () => {
     const a = await h().account({ credits: 12 });
     expectSame(await both('GET', '/credits', a.token));
     expectSame(
@@ -85,7 +85,7 @@ describeEachDialect('JSON and XML parity', (h) => {
     expectSame(await both('GET', '/notification/balance', a.token));
   });
 
-  it('webhooks', async () => {
+  it('webhook endpoints answer the same fields in JSON and XML, and read either', async () => {
     const a = await h().account();
     const [created] = await both(
       'POST',

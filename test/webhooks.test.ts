@@ -64,7 +64,7 @@ describeEachDialect('webhooks', (h) => {
     }
   });
 
-  it('GET, PUT, PUT status and DELETE /webhook/:id', async () => {
+  it('a webhook can be read, changed, paused and deleted by its owner (GET, PUT, PUT status, DELETE)', async () => {
     const a = await h().account();
     const created = await call(h().app, 'POST', '/webhook', {
       token: a.token,

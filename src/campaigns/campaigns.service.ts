@@ -165,8 +165,14 @@ export function createCampaignsService(deps: {
     }
   }
 
-  const lookup = (accountId: number) => async (numbers: string[]) =>
-    filtersRepo.listed(db, accountId, numbers);
+  /** Sorts a send's recipients into kept and filtered, against the account's blacklist and NPAI list. */
+  const filterFor = <T>(accountId: number, candidates: Iterable<Candidate<T>>) =>
+    filterRecipients(candidates, {
+      allowedCountries,
+      lookup: (numbers) => filtersRepo.listed(db, accountId, numbers),
+      anyListed: () => filtersRepo.hasAny(db, accountId),
+      chunk: filterChunk,
+    });
 
   /**
    * Renders, prices and (unless simulating) stores a filtered campaign. Every kept recipient gets its
@@ -327,12 +333,7 @@ export function createCampaignsService(deps: {
           yield { raw: r.value, item: { gsmsmsid, contact: null } };
         }
       };
-      const { kept, counts } = await filterRecipients(candidates(), {
-        allowedCountries,
-        lookup: lookup(auth.accountId),
-        anyListed: () => filtersRepo.hasAny(db, auth.accountId),
-        chunk: filterChunk,
-      });
+      const { kept, counts } = await filterFor(auth.accountId, candidates());
       return execute(auth, p, kept, counts, options.simulate, now);
     },
 
@@ -376,12 +377,7 @@ export function createCampaignsService(deps: {
         if (contacts.length > config.MAX_RECIPIENTS) break;
       }
       checkRecipientCount(contacts.length, 'the lists');
-      const { kept, counts } = await filterRecipients(contacts, {
-        allowedCountries,
-        lookup: lookup(auth.accountId),
-        anyListed: () => filtersRepo.hasAny(db, auth.accountId),
-        chunk: filterChunk,
-      });
+      const { kept, counts } = await filterFor(auth.accountId, contacts);
       return execute(auth, p, kept, counts, options.simulate, now);
     },
 

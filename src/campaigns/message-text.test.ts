@@ -3,7 +3,7 @@ import { normalizeNumber, parseCountries } from '../sms/numbers.ts';
 import { compileTemplate, countMarkers, render, withStopMention } from './message-text.ts';
 
 describe('message text', () => {
-  it('counts <-short-> markers', () => {
+  it('every <-short-> marker is counted, even back to back', () => {
     expect(countMarkers('no link')).toBe(0);
     expect(countMarkers('a <-short-> b <-short->')).toBe(2);
     expect(countMarkers('<-short-><-short->')).toBe(2);
@@ -48,7 +48,7 @@ describe('numbers', () => {
     expect(normalizeNumber('1234567890123456')).toBeUndefined();
   });
 
-  it('parses ALLOWED_COUNTRIES', () => {
+  it('ALLOWED_COUNTRIES is read as upper-case codes; unset allows every country', () => {
     expect(parseCountries(undefined)).toBeUndefined();
     expect(parseCountries('fr, BE')).toEqual(new Set(['FR', 'BE']));
   });

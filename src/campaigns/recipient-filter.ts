@@ -2,16 +2,13 @@
 // one bucket, checked in this order: invalid, duplicated, not_allowed, blacklisted, npai, else sent; so
 // total = sent + the five counts.
 import { checkNumber, normalizeNumber } from '../sms/numbers.ts';
+import type { CampaignsTable } from '../store/schema.ts';
 
-export interface FilterCounts {
-  total: number;
-  sent: number;
-  blacklisted: number;
-  duplicated: number;
-  invalid: number;
-  npai: number;
-  not_allowed: number;
-}
+/** The counters a campaign keeps of its recipients. */
+export type FilterCounts = Pick<
+  CampaignsTable,
+  'total' | 'sent' | 'blacklisted' | 'duplicated' | 'invalid' | 'npai' | 'not_allowed'
+>;
 
 export interface Candidate<T> {
   /** The number as given. */
