@@ -17,6 +17,7 @@
 // It reports targets and does not fail on them; it exits non-zero when the bookkeeping is wrong.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import {
   type Gateway,
@@ -253,6 +254,8 @@ async function runCampaign(
 
 interface Measured {
   atMs: number;
+  /** CPU seconds of this orchestrator since the round started. */
+  bench: number;
   gateway: TreeUsage;
   smsc: TreeUsage;
   receiver: TreeUsage;
@@ -296,6 +299,8 @@ async function drain(
     await sleep(250);
   }
 }
+
+const cpuSeconds = (usage: NodeJS.CpuUsage) => (usage.user + usage.system) / 1e6;
 
 /** The wrk rounds' bounds: exact count for the bulk, time (and a count far above reach) for the others. */
 const wrkBounds: Record<Exclude<Kind, 'campaign'>, { maxRequests: number; seconds: number; rate: number }> = {
@@ -344,9 +349,11 @@ async function round(
       load: new TreeSampler([]).start(),
     };
     const boxBefore = boxTimes();
+    const benchBefore = process.cpuUsage();
     const startedMs = Date.now();
     const measure = (): Measured => ({
       atMs: Date.now(),
+      bench: cpuSeconds(process.cpuUsage(benchBefore)),
       gateway: samplers.gateway.usage(),
       smsc: samplers.smsc.usage(),
       receiver: samplers.receiver.usage(),
@@ -388,6 +395,7 @@ async function round(
       const receiver = await harness.receiver.ask<ReceiverStats>('stats');
 
       const measuredSeconds = (measured.atMs - startedMs) / 1000;
+      const boxBusy = busyPercent(boxBefore, measured.box);
       const percentOfCore = (usage: TreeUsage) => (100 * usage.cpuSeconds) / measuredSeconds;
       const duringLoadSeconds = (loadEndMs - load.startMs) / 1000;
       const lastCallbackAfterS = receiver.lastMs ? (receiver.lastMs - load.startMs) / 1000 : null;
@@ -457,8 +465,21 @@ async function round(
           smsc: percentOfCore(measured.smsc),
           receiver: percentOfCore(measured.receiver),
           load: percentOfCore(measured.load),
+          bench: (100 * measured.bench) / measuredSeconds,
         },
-        box: { busyPercent: busyPercent(boxBefore, measured.box), busyBeforePercent },
+        box: {
+          busyPercent: boxBusy,
+          busyBeforePercent,
+          otherPercentOfCore:
+            boxBusy * availableParallelism() -
+            (100 *
+              (measured.gateway.cpuSeconds +
+                measured.smsc.cpuSeconds +
+                measured.receiver.cpuSeconds +
+                measured.load.cpuSeconds +
+                measured.bench)) /
+              measuredSeconds,
+        },
         measuredSeconds,
         bookkeeping: {
           sent: load.sent,

@@ -43,8 +43,13 @@ export interface RoundRecord {
     problems: string;
   };
   /** The bench's own processes, % of one core over the same window. */
-  harnessCpuPercent: { smsc: number; receiver: number; load: number };
-  box: { busyPercent: number; busyBeforePercent: number };
+  /** The bench's own processes (bench: this orchestrator), % of one core over the same window. */
+  harnessCpuPercent: { smsc: number; receiver: number; load: number; bench: number };
+  /**
+   * busyPercent: % of all cores; otherPercentOfCore: what the box spent beyond the gateway and the bench's
+   * processes, in % of one core (other work on a shared box, and kernel time charged to no process).
+   */
+  box: { busyPercent: number; busyBeforePercent: number; otherPercentOfCore: number };
   /** Load start until the last callback or submit was seen (what CPU and box shares are taken over). */
   measuredSeconds: number;
   bookkeeping: {
@@ -104,8 +109,9 @@ export function roundLine(r: RoundRecord): string {
     `send→DLR p50 ${fmt(r.latencyMs.p50)} / p99 ${fmt(r.latencyMs.p99)} ms; gateway ${fmt(g.cpuMsPerMessage, 3)} ms CPU/msg ` +
     `(${fmt(g.cpuPercentOfCore)} % of a core), peak RSS ${fmt(g.peakTreeRssMb)} MB tree / ${fmt(g.peakProcessRssMb)} MB ` +
     `largest process (${g.processes} processes); SMSC ${fmt(r.harnessCpuPercent.smsc)} %, receiver ` +
-    `${fmt(r.harnessCpuPercent.receiver)} %, load ${fmt(r.harnessCpuPercent.load)} %; box ${fmt(r.box.busyPercent)} % busy ` +
-    `(${fmt(r.box.busyBeforePercent)} % before)`
+    `${fmt(r.harnessCpuPercent.receiver)} %, load ${fmt(r.harnessCpuPercent.load)} %, bench ` +
+    `${fmt(r.harnessCpuPercent.bench)} %; box ${fmt(r.box.busyPercent)} % busy (${fmt(r.box.busyBeforePercent)} % ` +
+    `before), other work ${fmt(r.box.otherPercentOfCore)} % of a core`
   );
 }
 
@@ -114,6 +120,8 @@ interface Row {
   label: string;
   pick: (r: RoundRecord) => number | null | undefined;
   digits?: number;
+  /** The box's figures are no comparison of the gateways: no ratio. */
+  noRatio?: boolean;
 }
 
 const gatewayRows = (kind: Kind): Row[] => [
@@ -121,7 +129,13 @@ const gatewayRows = (kind: Kind): Row[] => [
   { kind, label: 'gateway CPU (% of one core)', pick: (r) => r.usage.cpuPercentOfCore },
   { kind, label: 'gateway peak RSS, whole tree (MB)', pick: (r) => r.usage.peakTreeRssMb },
   { kind, label: 'gateway peak RSS, largest process (MB)', pick: (r) => r.usage.peakProcessRssMb },
-  { kind, label: 'whole box busy (% of all cores)', pick: (r) => r.box.busyPercent },
+  { kind, label: 'whole box busy (% of all cores)', pick: (r) => r.box.busyPercent, noRatio: true },
+  {
+    kind,
+    label: 'other work on the box (% of one core)',
+    pick: (r) => r.box.otherPercentOfCore,
+    noRatio: true,
+  },
 ];
 
 const latencyRows = (kind: Kind, from: string): Row[] => [
@@ -194,7 +208,7 @@ export function printSummary(records: RoundRecord[], shape: Shape, withKannel: b
     if (of('pigeon', row.kind).length === 0 && of('kannel', row.kind).length === 0) continue;
     const kannel = med('kannel', row);
     const pigeon = med('pigeon', row);
-    const ratio = kannel && pigeon !== null ? `${(pigeon / kannel).toFixed(2)}×` : '';
+    const ratio = kannel && pigeon !== null && !row.noRatio ? `${(pigeon / kannel).toFixed(2)}×` : '';
     const title = row.kind === lastKind ? '' : kindTitle(row.kind, shape);
     lastKind = row.kind;
     console.log(
