@@ -1,8 +1,8 @@
 // SQL of balance alerts: the once-per-crossing flag on the setting, the BALANCE_ALERT event, and the leased
 // outbox of alert e-mails and SMS. No rules here.
 import { type Selectable, sql } from 'kysely';
-import type { DialectName, Executor } from '../store/db.ts';
-import { leaseQueue } from '../store/lease-queue.ts';
+import type { Executor } from '../store/db.ts';
+import { claimsOf, leaseQueue } from '../store/lease-queue.ts';
 import { runPrepared, slot } from '../store/prepared.ts';
 import type { AlertJobsTable, BalanceNotificationsTable } from '../store/schema.ts';
 
@@ -97,21 +97,8 @@ export const alertsRepo = {
       .execute();
   },
 
-  /** Leases up to `limit` due jobs, oldest due first (see store/lease-queue.ts). */
-  claimDue(
-    db: Executor,
-    dialect: DialectName,
-    now: number,
-    leaseMs: number,
-    limit: number,
-  ): Promise<ClaimedAlertJob[]> {
-    return jobQueue.claimDue(db, dialect, { now, leaseUntil: now + leaseMs, limit }, claimedColumns);
-  },
-
-  /** Jobs whose worker died mid-send are due again. */
-  releaseExpiredLeases(db: Executor, now: number): Promise<number> {
-    return jobQueue.releaseExpired(db, now);
-  },
+  /** Claims and releases of due jobs (see store/lease-queue.ts). */
+  ...claimsOf(jobQueue, claimedColumns),
 
   /**
    * Ends the lease a worker holds on a job: to `sent` or `failed`, or back to `pending` at `nextAttemptAt`.

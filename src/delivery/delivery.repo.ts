@@ -3,8 +3,8 @@
 import type { Selectable } from 'kysely';
 import type { Page } from '../shared/paging.ts';
 import { insertRows } from '../store/bulk-insert.ts';
-import type { DialectName, Executor } from '../store/db.ts';
-import { leaseQueue } from '../store/lease-queue.ts';
+import type { Executor } from '../store/db.ts';
+import { claimsOf, leaseQueue } from '../store/lease-queue.ts';
 import { runPrepared, slot } from '../store/prepared.ts';
 import type {
   MessagePartsTable,
@@ -156,21 +156,8 @@ export const deliveryRepo = {
       .execute();
   },
 
-  /** Leases up to `limit` due messages, oldest due first (see store/lease-queue.ts). */
-  claimDue(
-    db: Executor,
-    dialect: DialectName,
-    now: number,
-    leaseMs: number,
-    limit: number,
-  ): Promise<ClaimedMessage[]> {
-    return messageQueue.claimDue(db, dialect, { now, leaseUntil: now + leaseMs, limit }, claimedColumns);
-  },
-
-  /** Messages whose worker died mid-send go back to the queue. */
-  releaseExpiredLeases(db: Executor, now: number): Promise<number> {
-    return messageQueue.releaseExpired(db, now);
-  },
+  /** Claims and releases of due messages (see store/lease-queue.ts). */
+  ...claimsOf(messageQueue, claimedColumns),
 
   /** Inserts the parts the SMSC accepted (a whole batch of messages at once). */
   async insertParts(

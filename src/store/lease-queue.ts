@@ -153,3 +153,20 @@ export function leaseQueue<T extends LeasedTable>(spec: LeaseQueueSpec<T>) {
     },
   };
 }
+
+/**
+ * A worker's two repository methods on a queue whose claims answer `columns`: claiming due rows for
+ * `leaseMs`, and making the rows of a worker that died due again.
+ */
+export function claimsOf<T extends LeasedTable, C extends Column<T>>(
+  queue: ReturnType<typeof leaseQueue<T>>,
+  columns: readonly C[],
+) {
+  return {
+    /** Leases up to `limit` due rows, oldest due first. */
+    claimDue: (db: Executor, dialect: DialectName, now: number, leaseMs: number, limit: number) =>
+      queue.claimDue(db, dialect, { now, leaseUntil: now + leaseMs, limit }, columns),
+    /** Rows whose worker died mid-send are due again; answers how many. */
+    releaseExpiredLeases: (db: Executor, now: number) => queue.releaseExpired(db, now),
+  };
+}
