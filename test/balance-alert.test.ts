@@ -6,7 +6,6 @@ import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { type AlertWorker, createAlertWorker, noSmtpReason } from '../src/accounts/alert-worker.ts';
 import { createSmtpMailer, type Mailer } from '../src/accounts/mailer.ts';
 import { loadConfig } from '../src/config.ts';
-import { createDeliveryWorker } from '../src/delivery/delivery-worker.ts';
 import { SimulatorTransport } from '../src/delivery/simulator/simulator-transport.ts';
 import type { OutboundPart } from '../src/delivery/transport.ts';
 import { createDeps, type Deps } from '../src/deps.ts';
@@ -15,6 +14,7 @@ import { call, describeEachDialect, type TestAccount } from './helpers/harness.t
 import { SmtpSink } from './helpers/smtp-sink.ts';
 import { waitFor } from './helpers/wait.ts';
 import { WebhookReceiver } from './helpers/webhook-receiver.ts';
+import { testDeliveryWorker } from './helpers/worker.ts';
 
 const quiet = process.env.DEBUG_ALERTS
   ? { info: console.log, warn: console.log, error: console.log }
@@ -207,20 +207,7 @@ describeEachDialect('balance alert', (h) => {
       submitted.push(part);
       return submit(part);
     };
-    const delivery = createDeliveryWorker({
-      delivery: h().deps.services.delivery,
-      transport,
-      clock: h().clock,
-      log: quiet,
-      options: {
-        batchSize: 50,
-        pollMs: 10,
-        validityMs: 3_600_000,
-        retryBaseMs: 0,
-        retryMaxMs: 0,
-        sweepMs: 20,
-      },
-    });
+    const delivery = testDeliveryWorker(h(), transport, { validityMs: 3_600_000 }, quiet);
     await delivery.start();
     cleanups.push(() => delivery.stop());
     await waitFor(

@@ -1,8 +1,7 @@
 // Reading campaigns back: counters after a real worker run through the simulator, status words, replies
 // and STOPs, NPAI numbers and blacklisting them, the paged history, tenant isolation and JSON/XML parity.
 import { afterEach, expect, it } from 'vitest';
-import { createDeliveryWorker, type DeliveryWorker } from '../src/delivery/delivery-worker.ts';
-import { SimulatorTransport } from '../src/delivery/simulator/simulator-transport.ts';
+import type { DeliveryWorker } from '../src/delivery/delivery-worker.ts';
 import {
   type CallResult,
   call,
@@ -11,9 +10,9 @@ import {
   type TestAccount,
 } from './helpers/harness.ts';
 import { waitFor } from './helpers/wait.ts';
+import { deliveringSimulator, testDeliveryWorker } from './helpers/worker.ts';
 import { asXmlWouldSay } from './helpers/xml.ts';
 
-const quiet = { info() {}, warn() {}, error() {} };
 const browser = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148';
 
 /** Distinct numbers per call, so a reply is always attributed to the campaign that wrote to its number. */
@@ -79,23 +78,7 @@ describeEachDialect('campaign reads', (h) => {
   });
 
   async function startWorker(dlrDelayMs = 0) {
-    const worker = createDeliveryWorker({
-      delivery: h().deps.services.delivery,
-      transport: new SimulatorTransport({
-        dlrDelayMs,
-        outcomes: [{ stat: 'DELIVRD', err: '000', weight: 1 }],
-      }),
-      clock: h().clock,
-      log: quiet,
-      options: {
-        batchSize: 50,
-        pollMs: 10,
-        validityMs: 48 * 3_600_000,
-        retryBaseMs: 0,
-        retryMaxMs: 0,
-        sweepMs: 20,
-      },
-    });
+    const worker = testDeliveryWorker(h(), deliveringSimulator(dlrDelayMs));
     await worker.start();
     workers.push(worker);
     return worker;

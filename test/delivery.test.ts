@@ -1,7 +1,7 @@
 // The path of a message after POST /send: leased by the worker, submitted through a transport, its receipt
 // recorded with a DLR event; replies become MO or STOP events for the account that wrote to the number.
 import { afterEach, expect, it } from 'vitest';
-import { createDeliveryWorker, type DeliveryWorker } from '../src/delivery/delivery-worker.ts';
+import type { DeliveryWorker } from '../src/delivery/delivery-worker.ts';
 import { SimulatorTransport } from '../src/delivery/simulator/simulator-transport.ts';
 import { type SmppOptions, SmppTransport } from '../src/delivery/smpp/smpp-transport.ts';
 import type { Transport } from '../src/delivery/transport.ts';
@@ -9,6 +9,7 @@ import { nextOpening, parseSendingWindow } from '../src/sms/sending-window.ts';
 import { call, describeEachDialect, type TestAccount } from './helpers/harness.ts';
 import { TestSmsc } from './helpers/smsc.ts';
 import { waitFor } from './helpers/wait.ts';
+import { testDeliveryWorker } from './helpers/worker.ts';
 
 const quiet = process.env.DEBUG_DELIVERY
   ? { info: console.log, warn: console.log, error: console.log }
@@ -45,21 +46,12 @@ describeEachDialect('delivery', (h) => {
       holidays: 'FR',
       zone: 'Europe/Paris',
     });
-    const worker = createDeliveryWorker({
-      delivery: h().deps.services.delivery,
+    const worker = testDeliveryWorker(
+      h(),
       transport,
-      clock: h().clock,
-      log: quiet,
-      options: {
-        batchSize: 50,
-        pollMs: 10,
-        validityMs,
-        retryBaseMs: 0,
-        retryMaxMs: 0,
-        sweepMs: 20,
-        nextMarketingOpening: (instant) => nextOpening(window, instant),
-      },
-    });
+      { validityMs, nextMarketingOpening: (instant) => nextOpening(window, instant) },
+      quiet,
+    );
     await worker.start();
     running.push({ worker, smsc });
     return worker;

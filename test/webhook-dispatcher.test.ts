@@ -5,8 +5,6 @@ import { XMLParser } from 'fast-xml-parser';
 import pino from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, expect, it } from 'vitest';
-import { createDeliveryWorker } from '../src/delivery/delivery-worker.ts';
-import { SimulatorTransport } from '../src/delivery/simulator/simulator-transport.ts';
 import { createDeps, type Deps } from '../src/deps.ts';
 import { createDispatcher, type Dispatcher } from '../src/webhooks/dispatcher.ts';
 import { createHttpSender } from '../src/webhooks/http-sender.ts';
@@ -15,6 +13,7 @@ import type { WebhookDeliveriesService } from '../src/webhooks/webhook-deliverie
 import { call, describeEachDialect, type TestAccount } from './helpers/harness.ts';
 import { waitFor } from './helpers/wait.ts';
 import { type Answer, type ReceivedRequest, WebhookReceiver } from './helpers/webhook-receiver.ts';
+import { deliveringSimulator, testDeliveryWorker } from './helpers/worker.ts';
 
 const quietLog = process.env.DEBUG_WEBHOOKS
   ? { info: console.log, warn: console.log, error: console.log }
@@ -754,23 +753,7 @@ describeEachDialect(
       const a = await h().account();
       const r = await receiver();
       await webhook(a, 'DLR', r.url('/dlr'));
-      const worker = createDeliveryWorker({
-        delivery: h().deps.services.delivery,
-        transport: new SimulatorTransport({
-          dlrDelayMs: 0,
-          outcomes: [{ stat: 'DELIVRD', err: '000', weight: 1 }],
-        }),
-        clock: h().clock,
-        log: quietLog,
-        options: {
-          batchSize: 50,
-          pollMs: 10,
-          validityMs: 48 * hour,
-          retryBaseMs: 0,
-          retryMaxMs: 0,
-          sweepMs: 20,
-        },
-      });
+      const worker = testDeliveryWorker(h(), deliveringSimulator(), {}, quietLog);
       await worker.start();
       stops.push(() => worker.stop());
       dispatcher();
