@@ -67,7 +67,8 @@ function openSqlite(path: string, options: StoreOptions): Store {
   sqlite.pragma('journal_mode = WAL');
   // NORMAL in WAL mode never corrupts and loses nothing on a process crash; FULL also survives power loss.
   sqlite.pragma(`synchronous = ${options.sqliteSynchronous ?? 'NORMAL'}`);
-  sqlite.pragma('busy_timeout = 10000');
+  // Waiting for another process's write lock is the driver's, without stopping the event loop.
+  sqlite.pragma('busy_timeout = 0');
   sqlite.pragma('foreign_keys = ON');
   // Statement journals (the undo of one statement inside a transaction, such as a fold's multi-row UPDATE)
   // spill to a temporary file past 64 KiB otherwise: a write system call per page for a file never read.

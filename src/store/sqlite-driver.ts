@@ -1,6 +1,15 @@
 // Kysely's SQLite driver prepares every statement anew; this one keeps prepared statements by SQL text
 // (hot paths run the same few queries thousands of times a second) and opens write transactions with
-// BEGIN IMMEDIATE so a second process (the CLI) waits on busy_timeout instead of failing on lock upgrade.
+// BEGIN IMMEDIATE, so a transaction takes the database's one write lock before it reads, never failing on
+// lock upgrade halfway.
+//
+// Several processes write the same file (the supervisor's roles, the CLI). SQLite's own busy handler would
+// wait for the write lock by sleeping inside the call, with the whole event loop stopped and a sleep of up
+// to 100 ms that outlasts most transactions of the other process, which then takes the lock again first: a
+// process that writes often starves the others. So the connection is opened with busy_timeout 0, and a
+// statement that finds the lock taken (SQLITE_BUSY, which means it did nothing) is tried again after the
+// event loop has turned, within a millisecond and for at most `lockWaitMs`: the process goes on with its
+// other work meanwhile, and gets the lock soon after it is free.
 import type BetterSqlite3 from 'better-sqlite3';
 import {
   CompiledQuery,
@@ -12,6 +21,32 @@ import {
 } from 'kysely';
 
 const maxCachedStatements = 1000;
+/** How long a statement waits for the write lock before its SQLITE_BUSY is thrown. */
+export const lockWaitMs = 10_000;
+
+const isBusy = (error: unknown) =>
+  typeof (error as { code?: unknown }).code === 'string' &&
+  (error as { code: string }).code.startsWith('SQLITE_BUSY');
+
+const nextTurn = (waited: number) =>
+  new Promise<void>((resolve) => {
+    // The first tries come after the event loop's I/O, then every millisecond.
+    if (waited < 4) setImmediate(resolve);
+    else setTimeout(resolve, 1);
+  });
+
+/** Runs `attempt` again while the database is locked by another connection, for at most `lockWaitMs`. */
+async function whileBusy<T>(attempt: () => T): Promise<T> {
+  const started = Date.now();
+  for (let tries = 0; ; tries++) {
+    try {
+      return attempt();
+    } catch (error) {
+      if (!isBusy(error) || Date.now() - started >= lockWaitMs) throw error;
+    }
+    await nextTurn(tries);
+  }
+}
 
 class CachedConnection implements DatabaseConnection {
   private readonly statements = new Map<string, BetterSqlite3.Statement>();
@@ -31,13 +66,17 @@ class CachedConnection implements DatabaseConnection {
   executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
     const stmt = this.prepare(compiled.sql);
     const params = compiled.parameters as unknown[];
-    if (stmt.reader) return Promise.resolve({ rows: stmt.all(params) as R[] });
-    const { changes, lastInsertRowid } = stmt.run(params);
-    return Promise.resolve({
-      numAffectedRows: BigInt(changes),
-      insertId: BigInt(lastInsertRowid),
-      rows: [],
-    });
+    const run = (): QueryResult<R> => {
+      if (stmt.reader) return { rows: stmt.all(params) as R[] };
+      const { changes, lastInsertRowid } = stmt.run(params);
+      return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+    };
+    try {
+      return Promise.resolve(run());
+    } catch (error) {
+      if (!isBusy(error)) return Promise.reject(error);
+      return whileBusy(run);
+    }
   }
 
   async *streamQuery<R>(compiled: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
