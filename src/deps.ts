@@ -9,6 +9,7 @@ import { createDeliveryService, type DeliveryService } from './delivery/delivery
 import { type ClickFold, createClickFold } from './links/click-fold.ts';
 import { createLinksService, type LinksService } from './links/links.service.ts';
 import { type Clock, systemClock } from './shared/clock.ts';
+import { createNudges, type Nudges } from './shared/nudges.ts';
 import { openStore, type Store } from './store/db.ts';
 import { migrate } from './store/migrate.ts';
 import { webhookLeaseMs } from './webhooks/dispatch-policy.ts';
@@ -40,6 +41,8 @@ export interface Deps {
   services: Services;
   /** Where webhooks may point: checked when one is stored and at every connection. */
   urlGuard: UrlGuard;
+  /** Wake-ups between the server's parts, across its processes when a supervisor runs them. */
+  nudges: Nudges;
   close(): Promise<void>;
 }
 
@@ -52,9 +55,10 @@ export function createLogger(config: Pick<Config, 'LOG_LEVEL'>): Logger {
 
 export async function createDeps(
   config: Config,
-  overrides: { clock?: Clock; logger?: Logger; store?: Store } = {},
+  overrides: { clock?: Clock; logger?: Logger; store?: Store; nudges?: Nudges } = {},
 ): Promise<Deps> {
   const clock = overrides.clock ?? systemClock;
+  const nudges = overrides.nudges ?? createNudges();
   const logger = overrides.logger ?? createLogger(config);
   const store =
     overrides.store ??
@@ -104,7 +108,15 @@ export async function createDeps(
       leaseMs: config.LEASE_SECONDS * 1000,
     },
   });
-  const campaigns = createCampaignsService({ db, clock, config, accounts, links, delivery });
+  const campaigns = createCampaignsService({
+    db,
+    clock,
+    config,
+    accounts,
+    links,
+    delivery,
+    queued: () => nudges.send('messages'),
+  });
   const balanceAlerts = createBalanceAlertsService({
     db,
     dialect: store.dialect,
@@ -138,6 +150,7 @@ export async function createDeps(
       balanceAlerts,
     },
     urlGuard,
+    nudges,
     close: () => store.destroy(),
   };
 }

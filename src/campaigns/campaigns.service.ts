@@ -93,8 +93,11 @@ export function createCampaignsService(deps: {
     | 'replies'
     | 'stopCounts'
   >;
+  /** Told after a commit that queued messages (a nudge to the delivery worker). */
+  queued?: () => void;
 }) {
   const { db, clock, config, accounts, links, delivery } = deps;
+  const queued = deps.queued ?? (() => {});
   const allowedCountries = parseCountries(config.ALLOWED_COUNTRIES);
   const marketingWindow = config.MARKETING_WINDOW;
   const batcher = createSendBatcher(db);
@@ -216,7 +219,7 @@ export function createCampaignsService(deps: {
     }
 
     const accountId = auth.accountId;
-    return batcher.submit(async (tx) => {
+    const sent = await batcher.submit(async (tx) => {
       const campaignId = await campaignsRepo.insert(tx, {
         account_id: accountId,
         billed_account_id: accountId,
@@ -273,6 +276,9 @@ export function createCampaignsService(deps: {
       }
       return { ticket: idOut(campaignId), cost, credits: debited.credits, ...counts };
     });
+    // Committed: the delivery worker, maybe in another process, need not wait for its next poll.
+    queued();
+    return sent;
   }
 
   return {

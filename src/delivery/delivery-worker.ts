@@ -42,32 +42,42 @@ export function createDeliveryWorker(deps: {
   clock: Clock;
   log: Log;
   options: WorkerOptions;
+  /** Told after outcomes, receipts or replies were committed: they may have written events. */
+  recorded?: () => void;
 }) {
   const { delivery, transport, clock, log, options } = deps;
+  const recorded = deps.recorded ?? (() => {});
 
   const unrecorded = new Semaphore(transport.capacity);
   const results = new GroupCommit<SubmitResult>(
-    (items) => delivery.recordResults(items),
+    async (items) => {
+      await delivery.recordResults(items);
+      recorded();
+    },
     (error, items) =>
       log.error(
         { err: error, count: items.length },
         'could not record submit outcomes; leases will expire and retry',
       ),
-    { maxItems: 1000 },
+    { maxItems: 1000, delayMs: 20 },
   );
   const receipts = new GroupCommit<Receipt>(
-    (items) => delivery.recordReceipts(items),
+    async (items) => {
+      await delivery.recordReceipts(items);
+      recorded();
+    },
     (error, items) =>
       log.error(
         { err: error, count: items.length },
         'could not record receipts; the carrier will offer them again',
       ),
-    { maxItems: 1000 },
+    { maxItems: 1000, delayMs: 20 },
   );
 
   async function inbound(message: InboundMessage): Promise<void> {
-    const recorded = await delivery.recordInbound(message);
-    if (!recorded && (!message.part || message.part.seq === message.part.total)) {
+    const stored = await delivery.recordInbound(message);
+    if (stored) recorded();
+    if (!stored && (!message.part || message.part.seq === message.part.total)) {
       log.warn({ from: message.from }, 'reply from a number no account wrote to; ignored');
     }
   }
