@@ -17,7 +17,16 @@ export const ConfigSchema = Type.Object({
   DATABASE_URL: Type.String({ default: './data/pigeon.db' }),
   SQLITE_SYNCHRONOUS: oneOf(['NORMAL', 'FULL'], 'NORMAL'),
   PG_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
-  ROLE: oneOf(['all', 'api', 'worker'], 'all'),
+  /**
+   * What this process serves: all of it, the API (with short links and the click fold), or the workers
+   * (delivery, webhooks and alerts: `worker`, or one of them alone: `delivery`, `webhooks`).
+   */
+  ROLE: oneOf(['all', 'api', 'worker', 'delivery', 'webhooks'], 'all'),
+  /**
+   * How `pigeon serve` with ROLE=all runs: one process per role (api, delivery, webhooks) under a
+   * supervisor, so every core works; or everything in one process.
+   */
+  PROCESSES: oneOf(['per-role', 'one'], 'per-role'),
   TRUST_PROXY: Type.Boolean({ default: false }),
   LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
   BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 32 * 1024 * 1024 }),

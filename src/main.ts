@@ -1,10 +1,12 @@
 // The `pigeon` command: serve, migrate, and the operator's commands, all on the server's DATABASE_URL.
 import { parseArgs } from 'node:util';
 import { type Config, ConfigError, loadConfig } from './config.ts';
-import { createDeps, type Deps } from './deps.ts';
+import { createDeps, createLogger, type Deps } from './deps.ts';
 import { startRuntime } from './runtime.ts';
 import { ApiError } from './shared/errors.ts';
 import { idIn } from './shared/ids.ts';
+import { createNudges } from './shared/nudges.ts';
+import { type ReadyMessage, supervise, supervisedVariable } from './supervisor.ts';
 
 const usage = `usage: pigeon <command>
 
@@ -52,7 +54,11 @@ async function withDeps<T>(config: Config, run: (deps: Deps) => Promise<T>): Pro
 }
 
 async function serve(config: Config): Promise<void> {
-  const deps = await createDeps(config);
+  const supervised = process.env[supervisedVariable] === '1' && process.send !== undefined;
+  if (config.ROLE === 'all' && config.PROCESSES === 'per-role' && !supervised) {
+    return supervise(config, createLogger(config));
+  }
+  const deps = await createDeps(config, supervised ? { nudges: createNudges(process) } : {});
   const running = await startRuntime(deps);
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -65,6 +71,15 @@ async function serve(config: Config): Promise<void> {
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  if (supervised) {
+    process.send!({
+      pigeon: 'ready',
+      apiUrl: running.apiUrl,
+      linkUrl: running.linkUrl,
+    } satisfies ReadyMessage);
+    // The supervisor is gone (killed, say): this process stops too rather than serve unsupervised.
+    process.once('disconnect', () => void shutdown('disconnect'));
+  }
 }
 
 async function run(argv: string[]): Promise<void> {

@@ -1,5 +1,6 @@
 // What a process serves, per ROLE: the API and the link server (with the click fold beside it), the
-// delivery worker, the webhook dispatcher and the balance alert worker; their start and stop order.
+// delivery worker, the webhook dispatcher and the balance alert worker; their start and stop order, and
+// the nudges that wake a worker when the API or another worker has just written its work.
 import { accountsRoutes } from './accounts/accounts.routes.ts';
 import { createAlertWorker } from './accounts/alert-worker.ts';
 import { createSmtpMailer } from './accounts/mailer.ts';
@@ -43,7 +44,13 @@ export async function startRuntime(deps: Deps): Promise<Running> {
   const stops: (() => Promise<void>)[] = [];
   let apiUrl: string | undefined;
   let linkUrl: string | undefined;
-  if (config.ROLE !== 'worker') {
+  const role = config.ROLE;
+  const serves = {
+    api: role === 'all' || role === 'api',
+    delivery: role === 'all' || role === 'worker' || role === 'delivery',
+    webhooks: role === 'all' || role === 'worker' || role === 'webhooks',
+  };
+  if (serves.api) {
     const app = buildApi(deps);
     apiUrl = await app.listen({ host: config.HOST, port: config.PORT });
     logger.info({ url: apiUrl }, 'API listening');
@@ -70,7 +77,7 @@ export async function startRuntime(deps: Deps): Promise<Running> {
     folder.start();
     stops.push(() => folder.stop());
   }
-  if (config.ROLE !== 'api') {
+  if (serves.delivery) {
     const worker = createDeliveryWorker({
       delivery: deps.services.delivery,
       transport: createTransport(config, logger),
@@ -85,12 +92,15 @@ export async function startRuntime(deps: Deps): Promise<Running> {
         sweepMs: 1000,
         nextMarketingOpening: (instant) => nextOpening(config.MARKETING_WINDOW, instant),
       },
+      recorded: () => deps.nudges.send('events'),
     });
     await worker.start();
+    deps.nudges.on('messages', () => worker.wake());
     logger.info({ transport: config.TRANSPORT }, 'delivery worker started');
     // Stopped first: in-flight submits finish and are recorded before the servers close.
     stops.unshift(() => worker.stop());
-
+  }
+  if (serves.webhooks) {
     const dispatcher = dispatcherFromConfig({
       config,
       deliveries: deps.services.webhookDeliveries,
@@ -99,9 +109,10 @@ export async function startRuntime(deps: Deps): Promise<Running> {
       logger,
     });
     dispatcher.start();
+    deps.nudges.on('events', () => dispatcher.wake());
     logger.info({}, 'webhook dispatcher started');
-    // Stopped after the delivery worker, whose last receipts may still write events.
-    stops.splice(1, 0, () => dispatcher.stop());
+    // Stopped after the delivery worker (when this process runs it), whose last receipts may write events.
+    stops.splice(serves.delivery ? 1 : 0, 0, () => dispatcher.stop());
 
     const alertWorker = createAlertWorker({
       alerts: deps.services.balanceAlerts,

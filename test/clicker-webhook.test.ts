@@ -1,18 +1,17 @@
 // A click on a short link reaches the account's CLICKER webhook, through the real server process: the API
 // stores the campaign, the link server records the click and its event, the dispatcher posts it.
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccount, pigeon } from './helpers/cli.ts';
 import { waitFor } from './helpers/wait.ts';
 import { WebhookReceiver } from './helpers/webhook-receiver.ts';
 
 const bin = join(import.meta.dirname, '..', 'bin', 'pigeon.js');
-const run = promisify(execFile);
 
 /** A port free right now: the link server's public base URL must name it before the server starts. */
 async function freePort(): Promise<number> {
@@ -64,22 +63,7 @@ describe('click to CLICKER webhook', () => {
   });
 
   it('a browser click is posted to the CLICKER webhook with the recipient and the device', async () => {
-    const { stdout } = await run(
-      process.execPath,
-      [
-        bin,
-        'account',
-        'create',
-        '--email',
-        'click@example.com',
-        '--password',
-        'long enough',
-        '--credits',
-        '10',
-      ],
-      { env },
-    );
-    const { token } = JSON.parse(stdout) as { token: string };
+    const token = await createAccount(env, 'click@example.com', 10);
     const api = (path: string, body: unknown) =>
       fetch(`${apiUrl}${path}`, {
         method: 'POST',
@@ -95,7 +79,7 @@ describe('click to CLICKER webhook', () => {
       },
     });
     expect(sent.status).toBe(1);
-    const { stdout: lines } = await run(process.execPath, [bin, 'messages', String(sent.ticket)], { env });
+    const lines = await pigeon(['messages', String(sent.ticket)], env);
     const shortUrl = (JSON.parse(lines.trim()) as { text: string }).text.match(/(http\S+)$/)![1];
     const click = await fetch(shortUrl, {
       redirect: 'manual',

@@ -1,14 +1,13 @@
 // `pigeon serve` as a user runs it: a real process, real ports, a clean stop on SIGTERM.
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccount } from './helpers/cli.ts';
 
 const bin = join(import.meta.dirname, '..', 'bin', 'pigeon.js');
-const run = promisify(execFile);
 
 /** Resolves with the first log line carrying `msg`, or rejects if the process exits first. */
 function waitForLog(child: ChildProcess, msg: string): Promise<Record<string, unknown>> {
@@ -49,22 +48,7 @@ describe('pigeon serve', () => {
   });
 
   it('serves the API on its port, to an account made by the CLI while it runs', async () => {
-    const { stdout } = await run(
-      process.execPath,
-      [
-        bin,
-        'account',
-        'create',
-        '--email',
-        'serve@example.com',
-        '--password',
-        'long enough',
-        '--credits',
-        '7',
-      ],
-      { env },
-    );
-    const { token } = JSON.parse(stdout);
+    const token = await createAccount(env, 'serve@example.com', 7);
     const response = await fetch(`${apiUrl}/credits`, { headers: { Authorization: `Bearer ${token}` } });
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ status: 1, message: 'OK', credits: 7 });

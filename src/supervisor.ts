@@ -1,0 +1,126 @@
+// `pigeon serve` with ROLE=all: one process per role, so the API, the delivery worker and the webhook
+// dispatcher each have a core's event loop instead of sharing one. The supervisor applies the migrations,
+// starts the three, passes nudges between them, restarts one that dies (its leased work comes back when the
+// lease expires, as after any crash), and on SIGTERM or SIGINT stops them all and waits for them. It serves
+// nothing itself. The processes share the database: SQLite's WAL file (one writer at a time, short
+// transactions, readers never blocked) or PostgreSQL.
+import { type ChildProcess, fork } from 'node:child_process';
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import { isNudgeMessage } from './shared/nudges.ts';
+import { openStore } from './store/db.ts';
+import { migrate } from './store/migrate.ts';
+
+/** The roles the supervisor starts, each in its own process. */
+export const supervisedRoles = ['api', 'delivery', 'webhooks'] as const;
+type SupervisedRole = (typeof supervisedRoles)[number];
+
+/** Set in a supervised process's environment: it then talks to the supervisor over its IPC channel. */
+export const supervisedVariable = 'PIGEON_SUPERVISED';
+
+/** What a supervised process tells the supervisor once it serves. */
+export interface ReadyMessage {
+  pigeon: 'ready';
+  apiUrl?: string;
+  linkUrl?: string;
+}
+
+const isReady = (value: unknown): value is ReadyMessage =>
+  typeof value === 'object' && value !== null && (value as ReadyMessage).pigeon === 'ready';
+
+/** A restarted process waits this long, doubled at each quick death, up to the maximum. */
+const restartBaseMs = 1_000;
+const restartMaxMs = 30_000;
+/** A process that served this long before it died is restarted at once. */
+const healthyAfterMs = 60_000;
+/** On stop, how long the processes may take to finish their work before they are killed. */
+const stopGraceMs = 30_000;
+
+interface Child {
+  role: SupervisedRole;
+  process?: ChildProcess;
+  startedAt: number;
+  delayMs: number;
+  ready: boolean;
+}
+
+export async function supervise(config: Config, logger: Logger): Promise<void> {
+  // Once, before the processes start: they then find the schema current and none of them migrates.
+  const store = await openStore(config.DATABASE_URL, { sqliteSynchronous: config.SQLITE_SYNCHRONOUS });
+  try {
+    await migrate(store);
+  } finally {
+    await store.destroy();
+  }
+
+  let stopping = false;
+  let urls: { apiUrl?: string; linkUrl?: string } = {};
+  const children = supervisedRoles.map((role): Child => ({ role, startedAt: 0, delayMs: 0, ready: false }));
+
+  const start = (child: Child) => {
+    child.startedAt = Date.now();
+    child.ready = false;
+    const proc = fork(process.argv[1], ['serve'], {
+      env: { ...process.env, ROLE: child.role, [supervisedVariable]: '1' },
+      execArgv: process.execArgv,
+      stdio: 'inherit',
+    });
+    child.process = proc;
+    proc.on('message', (message: unknown) => {
+      if (isNudgeMessage(message)) {
+        for (const other of children)
+          if (other !== child && other.process?.connected) other.process.send(message);
+      } else if (isReady(message)) {
+        child.ready = true;
+        if (message.apiUrl) urls = { apiUrl: message.apiUrl, linkUrl: message.linkUrl };
+        if (children.every((c) => c.ready)) {
+          logger.info(
+            { ...urls, processes: children.map((c) => `${c.role}:${c.process?.pid}`) },
+            'Pigeon ready',
+          );
+        }
+      }
+    });
+    proc.on('exit', (code, signal) => {
+      child.process = undefined;
+      if (stopping) return;
+      const served = Date.now() - child.startedAt;
+      child.delayMs =
+        served >= healthyAfterMs ? 0 : Math.min(restartMaxMs, Math.max(restartBaseMs, child.delayMs * 2));
+      logger.error(
+        { role: child.role, code, signal, restartInMs: child.delayMs },
+        'a Pigeon process stopped; restarting it',
+      );
+      setTimeout(() => {
+        if (!stopping) start(child);
+      }, child.delayMs).unref();
+    });
+  };
+
+  for (const child of children) start(child);
+
+  const shutdown = async (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down every Pigeon process');
+    const exits = children.map((child) => {
+      const proc = child.process;
+      if (!proc || proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          logger.error({ role: child.role }, 'a Pigeon process did not stop in time; killing it');
+          proc.kill('SIGKILL');
+        }, stopGraceMs);
+        proc.once('exit', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+        proc.kill('SIGTERM');
+      });
+    });
+    await Promise.all(exits);
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+}
