@@ -360,18 +360,20 @@ async function round(
       load: samplers.load.usage(),
       box: boxTimes(),
     });
-    const timeline: [number, number, number, number][] = [];
+    const timeline: [number, number, number, number, number][] = [];
     const ticker = setInterval(() => {
       void Promise.all([
         harness.smsc.ask<SmscStats>('stats'),
         harness.receiver.ask<ReceiverCounts>('counts'),
       ]).then(
         ([smsc, receiver]) => {
+          const usage = samplers.gateway.usage();
           timeline.push([
             Math.round((Date.now() - startedMs) / 100) / 10,
             smsc.submits,
             receiver.callbacks,
-            Math.round(samplers.gateway.usage().cpuSeconds * 100) / 100,
+            Math.round(usage.cpuSeconds * 100) / 100,
+            Math.round(usage.treeRssMb),
           ]);
         },
         () => {},

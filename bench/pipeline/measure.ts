@@ -70,6 +70,8 @@ export function processTree(root: number): number[] {
 
 export interface TreeUsage {
   cpuSeconds: number;
+  /** The sum of VmRSS over the trees at the last sample. */
+  treeRssMb: number;
   /** Largest sum of VmRSS over the trees at one sample. */
   peakTreeRssMb: number;
   /** Largest VmHWM of a single process of the trees. */
@@ -83,6 +85,7 @@ export class TreeSampler {
   private started = false;
   private timer: NodeJS.Timeout | undefined;
   private peakTreeKb = 0;
+  private lastTreeKb = 0;
   private peakProcessKb = 0;
   private mostProcesses = 0;
 
@@ -112,6 +115,7 @@ export class TreeSampler {
     for (const { base, last } of this.seen.values()) ticks += last - base;
     return {
       cpuSeconds: ticks / clockTicks,
+      treeRssMb: this.lastTreeKb / 1024,
       peakTreeRssMb: this.peakTreeKb / 1024,
       peakProcessRssMb: this.peakProcessKb / 1024,
       processes: this.mostProcesses,
@@ -133,6 +137,7 @@ export class TreeSampler {
         else this.seen.set(reading.key, { base: this.started ? 0 : reading.ticks, last: reading.ticks });
       }
     }
+    this.lastTreeKb = treeKb;
     this.peakTreeKb = Math.max(this.peakTreeKb, treeKb);
     this.mostProcesses = Math.max(this.mostProcesses, count);
   }

@@ -68,9 +68,9 @@ export interface RoundRecord {
   };
   /**
    * Each second: seconds since the load started, then cumulative submit_sm at the SMSC, callbacks at the
-   * receiver, and the gateway's CPU seconds.
+   * receiver, the gateway's CPU seconds and its RSS (MB, all its processes).
    */
-  timeline: [number, number, number, number][];
+  timeline: [number, number, number, number, number][];
 }
 
 export function median(values: (number | null | undefined)[]): number | null {
