@@ -4,7 +4,7 @@
 // is still Kysely's (so dialect-neutral, and the same text each time, so SQLite's prepared statement cache
 // hits); only the per-call building is skipped. Executing a compiled query is a documented Kysely use
 // ("splitting build, compile and execute").
-import type { Compilable, CompiledQuery, QueryResult } from 'kysely';
+import { type Compilable, CompiledQuery, type QueryResult } from 'kysely';
 import type { Executor } from './db.ts';
 
 const slotPrefix = '\u0000slot:';
@@ -13,6 +13,11 @@ const slotPrefix = '\u0000slot:';
 export const slot = (i: number): string => `${slotPrefix}${i}`;
 
 interface Shape {
+  /**
+   * The compiled SQL, keyed by nothing larger than itself: Kysely's syntax tree of the statement is dropped
+   * (a bulk insert's tree holds a node per value, and a cache of them held tens of megabytes alive). A
+   * driver reads only the SQL and its parameters; the query node kept is the raw SQL's.
+   */
   compiled: CompiledQuery;
   /** For each bound parameter, the index of the argument it takes; undefined when parameter i takes argument i. */
   params: number[] | undefined;
@@ -51,7 +56,11 @@ function compile(db: Executor, key: string, build: (db: Executor) => Compilable,
   });
   const unused = used.indexOf(false);
   if (unused >= 0) throw new Error(`prepared statement ${key}: argument ${unused} is not bound`);
-  return { compiled, params: identity ? undefined : params };
+  const { query } = CompiledQuery.raw(compiled.sql);
+  return {
+    compiled: { sql: compiled.sql, query, queryId: compiled.queryId, parameters: [] },
+    params: identity ? undefined : params,
+  };
 }
 
 /**
