@@ -188,6 +188,26 @@ describeEachDialect('delivery', (h) => {
     expect(await eventsOf(a.id, 'DLR')).toHaveLength(1);
   });
 
+  it('a receipt written in the same batch as its submit finds its part, and the same receipt again, twice in a batch, changes nothing', async () => {
+    const a = await h().account();
+    const ticket = await send(a, [{ value: '33612345678', gsmsmsid: 'same-batch' }]);
+    const delivery = h().deps.services.delivery;
+    const [message] = await delivery.claim(10);
+    expect(message.campaign_id).toBe(Number(ticket));
+    const receipt = { smscId: 'batch-1', stat: 'DELIVRD', err: '000' };
+    await delivery.recordOutcomes([{ kind: 'submitted', message, smscIds: ['batch-1'] }], [receipt]);
+    expect((await messagesOf(ticket))[0]).toMatchObject({ state: 'delivered', dlr_status: 3 });
+    const orphans = await h()
+      .deps.store.db.selectFrom('orphan_receipts')
+      .select('id')
+      .where('smsc_id', '=', 'batch-1')
+      .execute();
+    expect(orphans).toEqual([]);
+    // The carrier sends it again, twice in one batch: nothing changes.
+    await delivery.recordReceipts([receipt, receipt]);
+    expect((await eventsOf(a.id, 'DLR')).map((d) => d.message_id)).toEqual(['same-batch']);
+  });
+
   it('the SMSC throttling the first submits only delays them', async () => {
     const a = await h().account();
     const smsc = await new TestSmsc({ refuse: { status: 0x58, count: 3 } }).listen();

@@ -49,29 +49,38 @@ export function createDeliveryWorker(deps: {
   const recorded = deps.recorded ?? (() => {});
 
   const unrecorded = new Semaphore(transport.capacity);
-  const results = new GroupCommit<SubmitResult>(
+  // Submit outcomes and receipts are written together: one transaction for both, the outcomes first, so a
+  // receipt right behind its submit_sm_resp finds its part. A batch waits up to 20 ms for company, which
+  // leaves the write lock free between batches for the server's other processes.
+  const outcomes = new GroupCommit<{ result: SubmitResult } | { receipt: Receipt }>(
     async (items) => {
-      await delivery.recordResults(items);
+      const results: SubmitResult[] = [];
+      const receipts: Receipt[] = [];
+      for (const item of items) {
+        if ('result' in item) results.push(item.result);
+        else receipts.push(item.receipt);
+      }
+      try {
+        await delivery.recordOutcomes(results, receipts);
+      } catch (error) {
+        if (results.length === 0 || receipts.length === 0) throw error;
+        // Apart, so receipts that cannot be written do not keep the submits' record from landing (the
+        // messages would be sent again when their lease expires).
+        const apart = await Promise.allSettled([
+          delivery.recordOutcomes(results, []),
+          delivery.recordOutcomes([], receipts),
+        ]);
+        const failed = apart.find((outcome) => outcome.status === 'rejected');
+        if (failed) throw failed.reason;
+      }
       recorded();
     },
     (error, items) =>
       log.error(
         { err: error, count: items.length },
-        'could not record submit outcomes; leases will expire and retry',
+        'could not record submit outcomes and receipts; leases will expire and retry, the carrier will offer the receipts again',
       ),
-    { maxItems: 1000, delayMs: 20 },
-  );
-  const receipts = new GroupCommit<Receipt>(
-    async (items) => {
-      await delivery.recordReceipts(items);
-      recorded();
-    },
-    (error, items) =>
-      log.error(
-        { err: error, count: items.length },
-        'could not record receipts; the carrier will offer them again',
-      ),
-    { maxItems: 1000, delayMs: 20 },
+    { maxItems: 2000, delayMs: 20 },
   );
 
   async function inbound(message: InboundMessage): Promise<void> {
@@ -139,7 +148,7 @@ export function createDeliveryWorker(deps: {
             campaign?.pushtype ?? 'alert',
             message.id & 0xff,
           );
-          await results.add(result);
+          await outcomes.add({ result });
         } finally {
           unrecorded.release();
         }
@@ -170,7 +179,7 @@ export function createDeliveryWorker(deps: {
     async start(): Promise<void> {
       await transport.start({
         onReceipt: async (receipt) => {
-          if (!(await receipts.add(receipt))) throw new Error('receipt not recorded');
+          if (!(await outcomes.add({ receipt }))) throw new Error('receipt not recorded');
         },
         onInbound: inbound,
       });
@@ -184,9 +193,9 @@ export function createDeliveryWorker(deps: {
 
     async stop(): Promise<void> {
       await loop.stop();
-      await results.drain();
+      await outcomes.drain();
       await transport.stop();
-      await receipts.drain();
+      await outcomes.drain();
     },
   };
 }

@@ -2,6 +2,7 @@
 // MO fragments, and the reads campaigns ask of their messages. No rules here.
 import type { Selectable } from 'kysely';
 import type { Page } from '../shared/paging.ts';
+import { DlrStatus } from '../sms/dlr-status.ts';
 import { insertRows } from '../store/bulk-insert.ts';
 import type { Executor } from '../store/db.ts';
 import { claimsOf, leaseQueue } from '../store/lease-queue.ts';
@@ -67,6 +68,19 @@ const partColumns = ['message_id', 'part_no', 'smsc_id', 'stat', 'dlr_status', '
 export interface OpenPart
   extends Pick<Selectable<MessagePartsTable>, 'id' | 'message_id'>,
     Pick<Selectable<MessagesTable>, 'campaign_id' | 'account_id' | 'recipient' | 'gsmsmsid' | 'parts'> {}
+
+/** What a receipt's event needs of an open part's message. */
+const openPartMessageColumns = [
+  'p.message_id',
+  'm.campaign_id',
+  'm.account_id',
+  'm.recipient',
+  'm.gsmsmsid',
+  'm.parts',
+] as const;
+
+/** SMSC ids looked up in one statement (a power of two). */
+const maxLookupIds = 512;
 
 function chunks<T>(items: T[], size = batchRows): T[][] {
   const out: T[][] = [];
@@ -187,17 +201,75 @@ export const deliveryRepo = {
     }
   },
 
-  async setSmscId(db: Executor, id: number, smscId: string): Promise<void> {
-    await runPrepared(
+  /**
+   * Leased messages the SMSC accepted: submitted, with the SMSC id of their first part. One compiled
+   * statement per message (cheaper on SQLite than building a statement with a list of ids).
+   */
+  async markSubmitted(db: Executor, submitted: { id: number; smscId: string }[], now: number): Promise<void> {
+    for (const { id, smscId } of submitted) {
+      await runPrepared(
+        db,
+        'delivery.markSubmitted',
+        (q) =>
+          q
+            .updateTable('messages')
+            .set({
+              state: slot(1),
+              dlr_status: slot(2) as unknown as number,
+              error: slot(3),
+              smsc_id: slot(4),
+              lease_until: slot(5) as unknown as number,
+              updated_at: slot(6) as unknown as number,
+            })
+            .where('id', '=', slot(0) as unknown as number)
+            .where('state', '=', slot(7)),
+        [id, 'submitted', DlrStatus.sent, null, smscId, null, now, 'sending'],
+      );
+    }
+  },
+
+  /** Whether any receipt waits as an orphan (mostly none: then no submit needs to look for its own). */
+  async hasOrphans(db: Executor): Promise<boolean> {
+    const rows = await runPrepared(
       db,
-      'delivery.setSmscId',
-      (q) =>
-        q
-          .updateTable('messages')
-          .set({ smsc_id: slot(1) })
-          .where('id', '=', slot(0) as unknown as number),
-      [id, smscId],
+      'delivery.hasOrphans',
+      (q) => q.selectFrom('orphan_receipts').select('id').limit(slot(0) as unknown as number),
+      [1],
     );
+    return rows.length > 0;
+  },
+
+  /**
+   * The parts still awaiting their receipt under any of `smscIds`, with their SMSC id and what a receipt's
+   * event needs of their message: one statement for a batch of receipts. The list is padded to a power of
+   * two (repeating its last id), so a few compiled shapes serve every batch size.
+   */
+  async findOpenParts(db: Executor, smscIds: string[]): Promise<(OpenPart & { smsc_id: string })[]> {
+    const found: (OpenPart & { smsc_id: string })[] = [];
+    for (let start = 0; start < smscIds.length; start += maxLookupIds) {
+      const ids = smscIds.slice(start, start + maxLookupIds);
+      let size = 8;
+      while (size < ids.length) size *= 2;
+      while (ids.length < size) ids.push(ids[ids.length - 1]);
+      const rows = await runPrepared<OpenPart & { smsc_id: string }>(
+        db,
+        `delivery.findOpenParts.${size}`,
+        (q) =>
+          q
+            .selectFrom('message_parts as p')
+            .innerJoin('messages as m', 'm.id', 'p.message_id')
+            .select(['p.id', 'p.smsc_id', ...openPartMessageColumns])
+            .where(
+              'p.smsc_id',
+              'in',
+              ids.map((_, i) => slot(i)),
+            )
+            .where('p.dlr_status', 'is', null),
+        ids,
+      );
+      found.push(...rows);
+    }
+    return found;
   },
 
   /**
@@ -212,15 +284,7 @@ export const deliveryRepo = {
         q
           .selectFrom('message_parts as p')
           .innerJoin('messages as m', 'm.id', 'p.message_id')
-          .select([
-            'p.id',
-            'p.message_id',
-            'm.campaign_id',
-            'm.account_id',
-            'm.recipient',
-            'm.gsmsmsid',
-            'm.parts',
-          ])
+          .select(['p.id', ...openPartMessageColumns])
           .where(
             'p.smsc_id',
             'in',

@@ -10,7 +10,7 @@ import type { Encoding } from '../sms/segments.ts';
 import type { Db, DialectName, Executor } from '../store/db.ts';
 import { appendEvents, type NewEvent } from '../store/outbox.ts';
 import type { MessagesTable } from '../store/schema.ts';
-import { type ClaimedMessage, deliveryRepo, type ReplyType } from './delivery.repo.ts';
+import { type ClaimedMessage, deliveryRepo, type OpenPart, type ReplyType } from './delivery.repo.ts';
 import { dlrStatusOf, isFinalStat, smscIdForms } from './receipt.ts';
 import { stopMatcher } from './stop-keywords.ts';
 import type { InboundMessage, Receipt } from './transport.ts';
@@ -65,6 +65,12 @@ export interface DeliveryOptions {
 
 export type DeliveryService = ReturnType<typeof createDeliveryService>;
 
+/** Where a receipt finds the part it answers, and hears which parts receipts closed. */
+interface PartLookup {
+  find(smscIds: string[]): Promise<OpenPart | undefined>;
+  closed(partId: number): void;
+}
+
 export interface RecordedReply {
   type: ReplyType;
   accountId: number;
@@ -117,6 +123,113 @@ export function createDeliveryService(deps: {
     };
   }
 
+  /** Finds the open part of a receipt by one query each. */
+  const onePartLookup = (tx: Executor): PartLookup => ({
+    find: (forms) => deliveryRepo.findOpenPart(tx, forms),
+    closed: () => {},
+  });
+
+  /**
+   * Finds the open parts of a batch of receipts by one query for all of them. A part a receipt of the batch
+   * closes is not found again, so a receipt sent twice in one batch changes nothing the second time.
+   */
+  async function batchPartLookup(tx: Executor, receipts: readonly Receipt[]): Promise<PartLookup> {
+    const forms = [...new Set(receipts.flatMap((r) => smscIdForms(r.smscId)))];
+    const bySmscId = new Map<string, OpenPart[]>();
+    for (const row of forms.length > 0 ? await deliveryRepo.findOpenParts(tx, forms) : []) {
+      const list = bySmscId.get(row.smsc_id);
+      if (list) list.push(row);
+      else bySmscId.set(row.smsc_id, [row]);
+    }
+    const closed = new Set<number>();
+    return {
+      async find(ids) {
+        // The most recent open part under any spelling, as the one-query lookup answers.
+        let best: OpenPart | undefined;
+        for (const id of ids) {
+          for (const part of bySmscId.get(id) ?? []) {
+            if (!closed.has(part.id) && (!best || part.id > best.id)) best = part;
+          }
+        }
+        return best;
+      },
+      closed: (id) => closed.add(id),
+    };
+  }
+
+  /** Submit outcomes applied in `tx`, their events added to `events`. */
+  async function applyResults(tx: Executor, results: SubmitResult[], now: number, events: NewEvent[]) {
+    const submitted = results.filter((r) => r.kind === 'submitted');
+    if (submitted.length > 0) {
+      await deliveryRepo.insertParts(
+        tx,
+        submitted.flatMap((r) =>
+          r.smscIds.map((smscId, i) => ({ message_id: r.message.id, part_no: i + 1, smsc_id: smscId })),
+        ),
+        now,
+      );
+      await deliveryRepo.markSubmitted(
+        tx,
+        submitted.map((r) => ({ id: r.message.id, smscId: r.smscIds[0] })),
+        now,
+      );
+      // Receipts that overtook this record were kept aside: apply them now.
+      if (await deliveryRepo.hasOrphans(tx)) {
+        const allIds = submitted.flatMap((r) => r.smscIds.flatMap(smscIdForms));
+        for (const orphan of await deliveryRepo.takeOrphans(tx, allIds, now - orphanMatchMs)) {
+          const receipt = { smscId: orphan.smsc_id, stat: orphan.stat, err: orphan.err };
+          events.push(...((await applyReceipt(tx, receipt, now)) ?? []));
+        }
+      }
+    }
+    for (const r of results) {
+      if (r.kind === 'failed' || r.kind === 'expired') {
+        const status = r.kind === 'failed' ? r.dlrStatus : DlrStatus.expired;
+        const error =
+          r.kind === 'failed' ? r.error : 'validity period ended before the message could be sent';
+        await deliveryRepo.setLeasedState(
+          tx,
+          [r.message.id],
+          { state: finalStateOf(status), dlr_status: status, error },
+          now,
+        );
+        events.push(dlrEvent(r.message, status));
+        if (status === DlrStatus.invalidDestination) {
+          await deps.numberLists.addToNpai(tx, r.message.account_id, r.message.recipient);
+        }
+      } else if (r.kind === 'retry') {
+        await deliveryRepo.setLeasedState(
+          tx,
+          [r.message.id],
+          { state: 'queued', due_at: r.retryAt, error: r.error },
+          now,
+        );
+      }
+    }
+  }
+
+  /** Receipts applied in `tx` (unknown ids kept as orphans), their events added to `events`. */
+  async function applyReceipts(tx: Executor, receipts: Receipt[], now: number, events: NewEvent[]) {
+    if (receipts.length === 0) return;
+    const parts = await batchPartLookup(tx, receipts);
+    for (const receipt of receipts)
+      events.push(...((await applyReceipt(tx, receipt, now, true, parts)) ?? []));
+  }
+
+  /**
+   * Records submit outcomes, then receipts, with their events, in one transaction: a receipt that came right
+   * behind its submit_sm_resp finds its part written just before it, not kept aside as an orphan.
+   */
+  async function recordOutcomes(results: SubmitResult[], receipts: Receipt[]): Promise<void> {
+    const now = clock.now();
+    await db.transaction().execute(async (tx) => {
+      const events: NewEvent[] = [];
+      await applyResults(tx, results, now, events);
+      await applyReceipts(tx, receipts, now, events);
+      if (events.length > 0) await appendEvents(tx, events, now);
+    });
+  }
+
   /**
    * Applies one receipt inside a transaction; returns the events it produced. A receipt with no part awaiting
    * it is kept as an orphan: it may have overtaken the record of its submit (matched when that lands), or be a
@@ -127,8 +240,9 @@ export function createDeliveryService(deps: {
     receipt: Receipt,
     now: number,
     keepOrphan = true,
+    parts: PartLookup = onePartLookup(tx),
   ): Promise<NewEvent[] | undefined> {
-    const part = await deliveryRepo.findOpenPart(tx, smscIdForms(receipt.smscId));
+    const part = await parts.find(smscIdForms(receipt.smscId));
     if (!part) {
       if (!keepOrphan) return undefined;
       if (isFinalStat(receipt.stat)) {
@@ -143,6 +257,7 @@ export function createDeliveryService(deps: {
     if (!isFinalStat(receipt.stat)) return [];
     const status = dlrStatusOf(receipt, npaiErrors);
     await deliveryRepo.updatePart(tx, part.id, receipt.stat, status, now);
+    parts.closed(part.id);
     const message = { ...part, id: part.message_id };
     let finalStatus = status;
     if (part.parts > 1) {
@@ -327,60 +442,9 @@ export function createDeliveryService(deps: {
     },
 
     /** Records what happened to a batch of leased messages, with their events, in one transaction. */
-    async recordResults(results: SubmitResult[]): Promise<void> {
-      const now = clock.now();
-      await db.transaction().execute(async (tx) => {
-        const events: NewEvent[] = [];
-        const submitted = results.filter((r) => r.kind === 'submitted');
-        if (submitted.length > 0) {
-          await deliveryRepo.insertParts(
-            tx,
-            submitted.flatMap((r) =>
-              r.smscIds.map((smscId, i) => ({ message_id: r.message.id, part_no: i + 1, smsc_id: smscId })),
-            ),
-            now,
-          );
-          await deliveryRepo.setLeasedState(
-            tx,
-            submitted.map((r) => r.message.id),
-            { state: 'submitted', dlr_status: DlrStatus.sent, error: null },
-            now,
-          );
-          for (const r of submitted) await deliveryRepo.setSmscId(tx, r.message.id, r.smscIds[0]);
-          // Receipts that overtook this record were kept aside: apply them now.
-          const allIds = submitted.flatMap((r) => r.smscIds.flatMap(smscIdForms));
-          for (const orphan of await deliveryRepo.takeOrphans(tx, allIds, now - orphanMatchMs)) {
-            const receipt = { smscId: orphan.smsc_id, stat: orphan.stat, err: orphan.err };
-            events.push(...((await applyReceipt(tx, receipt, now)) ?? []));
-          }
-        }
-        for (const r of results) {
-          if (r.kind === 'failed' || r.kind === 'expired') {
-            const status = r.kind === 'failed' ? r.dlrStatus : DlrStatus.expired;
-            const error =
-              r.kind === 'failed' ? r.error : 'validity period ended before the message could be sent';
-            await deliveryRepo.setLeasedState(
-              tx,
-              [r.message.id],
-              { state: finalStateOf(status), dlr_status: status, error },
-              now,
-            );
-            events.push(dlrEvent(r.message, status));
-            if (status === DlrStatus.invalidDestination) {
-              await deps.numberLists.addToNpai(tx, r.message.account_id, r.message.recipient);
-            }
-          } else if (r.kind === 'retry') {
-            await deliveryRepo.setLeasedState(
-              tx,
-              [r.message.id],
-              { state: 'queued', due_at: r.retryAt, error: r.error },
-              now,
-            );
-          }
-        }
-        if (events.length > 0) await appendEvents(tx, events, now);
-      });
-    },
+    recordResults: (results: SubmitResult[]) => recordOutcomes(results, []),
+
+    recordOutcomes,
 
     /**
      * Applies orphan receipts whose part is now recorded. Needed where transactions run side by side
@@ -406,14 +470,7 @@ export function createDeliveryService(deps: {
     },
 
     /** Records a batch of receipts in one transaction; unknown ids wait as orphans, duplicates change nothing. */
-    async recordReceipts(receipts: Receipt[]): Promise<void> {
-      const now = clock.now();
-      await db.transaction().execute(async (tx) => {
-        const events: NewEvent[] = [];
-        for (const receipt of receipts) events.push(...((await applyReceipt(tx, receipt, now)) ?? []));
-        if (events.length > 0) await appendEvents(tx, events, now);
-      });
-    },
+    recordReceipts: (receipts: Receipt[]) => recordOutcomes([], receipts),
 
     /**
      * A reply from a handset: parts of a long reply wait until all have come; the whole reply goes to the
