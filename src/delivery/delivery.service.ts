@@ -5,7 +5,7 @@ import type { Clock } from '../shared/clock.ts';
 import type { Page } from '../shared/paging.ts';
 import { zonedTime } from '../shared/zoned-time.ts';
 import { DlrStatus } from '../sms/dlr-status.ts';
-import { checkNumber } from '../sms/numbers.ts';
+import { countryOf } from '../sms/numbers.ts';
 import type { Encoding } from '../sms/segments.ts';
 import type { Db, DialectName, Executor } from '../store/db.ts';
 import { appendEvents, type NewEvent } from '../store/outbox.ts';
@@ -118,7 +118,7 @@ export function createDeliveryService(deps: {
         destination: message.recipient,
         message_id: message.gsmsmsid ?? '',
         campaign_id: String(message.campaign_id),
-        country_code: checkNumber(message.recipient).country ?? '',
+        country_code: countryOf(message.recipient) ?? '',
       }),
     };
   }

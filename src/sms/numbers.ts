@@ -1,5 +1,5 @@
 // Recipient numbers: international format, digits only, country code first (`33612345678`).
-import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import { getCountries, getCountryCallingCode, parsePhoneNumberFromString } from 'libphonenumber-js/max';
 
 /**
  * Strips what clients commonly put around a number (spaces, and a leading `+` or `00`) and returns the
@@ -29,6 +29,35 @@ export function checkNumber(digits: string): NumberCheck {
   const parsed = parsePhoneNumberFromString(`+${digits}`);
   if (!parsed?.isValid()) return { valid: false, country: undefined };
   return { valid: true, country: parsed.country };
+}
+
+/** Countries by calling code ('33' → FR; '1' → US, CA and the other NANP countries), built at first use. */
+let byCallingCode: Map<string, string[]> | undefined;
+
+function countriesByCallingCode(): Map<string, string[]> {
+  const map = new Map<string, string[]>();
+  for (const country of getCountries()) {
+    const code = getCountryCallingCode(country);
+    const list = map.get(code);
+    if (list) list.push(country);
+    else map.set(code, [country]);
+  }
+  return map;
+}
+
+/**
+ * The country of a number already validated (a stored recipient), as `checkNumber` tells it, on every receipt:
+ * where its calling code belongs to one country alone (33, 32, 41…) that is the answer without parsing;
+ * shared codes (1, 7, 44, 262…) need the number's ranges, so the full check. Calling codes are prefix-free,
+ * so the first of the 1-, 2- and 3-digit prefixes that is one is the number's.
+ */
+export function countryOf(digits: string): string | undefined {
+  byCallingCode ??= countriesByCallingCode();
+  for (let length = 1; length <= 3; length++) {
+    const countries = byCallingCode.get(digits.slice(0, length));
+    if (countries) return countries.length === 1 ? countries[0] : checkNumber(digits).country;
+  }
+  return undefined;
 }
 
 /** Parses ALLOWED_COUNTRIES (`FR,BE,CH`): undefined when unset, meaning every country is allowed. */
