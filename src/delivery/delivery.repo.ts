@@ -233,7 +233,11 @@ export const deliveryRepo = {
     const rows = await runPrepared(
       db,
       'delivery.hasOrphans',
-      (q) => q.selectFrom('orphan_receipts').select('id').limit(slot(0) as unknown as number),
+      (q) =>
+        q
+          .selectFrom('orphan_receipts')
+          .select('id')
+          .limit(slot(0) as unknown as number),
       [1],
     );
     return rows.length > 0;
