@@ -57,6 +57,11 @@ export const ConfigSchema = Type.Object({
   SIM_OUTCOMES: Type.String({ default: 'DELIVRD=97,UNDELIV=2,EXPIRED=1' }),
   /** How long a message may wait to be sent before it expires instead: 48h, 90m, 3600s, 2d. */
   MESSAGE_VALIDITY: Type.String({ pattern: '^\\d+(s|m|h|d)$', default: '48h' }),
+  /**
+   * Sends are refused with HTTP 429 (and Retry-After) while this many messages are due and not yet taken
+   * by a delivery worker; 0 for no limit.
+   */
+  MAX_QUEUED_MESSAGES: Type.Integer({ minimum: 0, default: 0 }),
   WORKER_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 10_000, default: 1000 }),
   WORKER_POLL_MS: Type.Integer({ minimum: 5, default: 200 }),
   LEASE_SECONDS: Type.Integer({ minimum: 5, default: 120 }),

@@ -67,6 +67,10 @@ interface Recipient {
 const alphanumericSender = /^(?=.*[A-Za-z])[A-Za-z0-9]{3,11}$/;
 const numericSender = /^[0-9]{1,15}$/;
 const maxGsmsmsidLength = 100;
+/** How long a read of the send queue's depth serves the sends that follow it. */
+const backlogReadMs = 500;
+/** What a send refused for a full queue is told to wait. */
+const backlogRetryAfterS = 5;
 /** Rows handed to one repository call: bounds the row arrays alive at once on 100k sends. */
 const writeChunk = 10_000;
 const contactPage = 5000;
@@ -78,7 +82,12 @@ export function createCampaignsService(deps: {
   clock: Clock;
   config: Pick<
     Config,
-    'MAX_RECIPIENTS' | 'TIMEZONE' | 'STOP_MENTION' | 'ALLOWED_COUNTRIES' | 'MARKETING_WINDOW'
+    | 'MAX_RECIPIENTS'
+    | 'TIMEZONE'
+    | 'STOP_MENTION'
+    | 'ALLOWED_COUNTRIES'
+    | 'MARKETING_WINDOW'
+    | 'MAX_QUEUED_MESSAGES'
   >;
   accounts: Pick<AccountsService, 'debit' | 'credits' | 'refund'>;
   links: Pick<LinksService, 'allocate' | 'store' | 'clickCounts'>;
@@ -92,6 +101,7 @@ export function createCampaignsService(deps: {
     | 'npaiNumbers'
     | 'replies'
     | 'stopCounts'
+    | 'dueBacklog'
   >;
   /** Told after a commit that queued messages (a nudge to the delivery worker). */
   queued?: () => void;
@@ -101,6 +111,30 @@ export function createCampaignsService(deps: {
   const allowedCountries = parseCountries(config.ALLOWED_COUNTRIES);
   const marketingWindow = config.MARKETING_WINDOW;
   const batcher = createSendBatcher(db);
+
+  // The send queue's depth, read at most every `backlogReadMs` and shared by the sends meanwhile.
+  let backlog = { depth: 0, readAt: Number.NEGATIVE_INFINITY };
+
+  /**
+   * Refuses a send with HTTP 429 while MAX_QUEUED_MESSAGES messages are due and untaken: an overloaded
+   * server tells its clients to come back rather than let every receipt wait behind the backlog.
+   */
+  async function refuseWhenBacklogged(now: number): Promise<void> {
+    const limit = config.MAX_QUEUED_MESSAGES;
+    if (limit === 0) return;
+    if (now - backlog.readAt >= backlogReadMs) {
+      backlog = { depth: await delivery.dueBacklog(limit), readAt: now };
+    }
+    if (backlog.depth >= limit) {
+      throw new ApiError(
+        Status.unknown,
+        `${backlog.depth} messages are waiting to be sent, the most this server queues (MAX_QUEUED_MESSAGES); retry in ${backlogRetryAfterS} s`,
+        429,
+        'Too many requests',
+        { 'retry-after': String(backlogRetryAfterS) },
+      );
+    }
+  }
 
   /** Checks every message field; the first broken rule is a -7 (or -4 for the delay) naming it. */
   function plan(message: MessageInput, now: number): Plan {
@@ -326,6 +360,7 @@ export function createCampaignsService(deps: {
       const now = clock.now();
       const p = plan(message, now);
       checkRecipientCount(recipients.length, 'sms.recipients.gsm');
+      if (!options.simulate) await refuseWhenBacklogged(now);
       for (const r of recipients) {
         if (r.gsmsmsid !== undefined && r.gsmsmsid.length > maxGsmsmsidLength) {
           throw ApiError.data(
@@ -354,6 +389,7 @@ export function createCampaignsService(deps: {
       const p = plan(message, now);
       if (listRefs.length === 0)
         throw ApiError.data('sms.lists is missing or empty: give at least one list id as {"value": id}');
+      if (!options.simulate) await refuseWhenBacklogged(now);
       const ids: number[] = [];
       for (const ref of listRefs) {
         const id = idIn(String(ref.value).trim());

@@ -228,6 +228,28 @@ export const deliveryRepo = {
     }
   },
 
+  /** Messages due by `now` and not yet taken by a worker, counted up to `upTo` (the index range, no further). */
+  async countDue(db: Executor, now: number, upTo: number): Promise<number> {
+    const [row] = await runPrepared<{ n: number }>(
+      db,
+      'delivery.countDue',
+      (q) =>
+        q
+          .selectFrom((inner) =>
+            inner
+              .selectFrom('messages')
+              .select('id')
+              .where('state', '=', slot(0))
+              .where('due_at', '<=', slot(1) as unknown as number)
+              .limit(slot(2) as unknown as number)
+              .as('due'),
+          )
+          .select((eb) => eb.fn.countAll<number>().as('n')),
+      ['queued', now, upTo],
+    );
+    return Number(row?.n ?? 0);
+  },
+
   /** Whether any receipt waits as an orphan (mostly none: then no submit needs to look for its own). */
   async hasOrphans(db: Executor): Promise<boolean> {
     const rows = await runPrepared(

@@ -425,6 +425,11 @@ export function createDeliveryService(deps: {
       }
     },
 
+    /** Messages due now and not yet taken by a worker, counted up to `upTo`. */
+    dueBacklog(upTo: number): Promise<number> {
+      return deliveryRepo.countDue(db, clock.now(), upTo);
+    },
+
     async claim(limit: number): Promise<ClaimedMessage[]> {
       const now = clock.now();
       return db

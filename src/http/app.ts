@@ -29,9 +29,12 @@ export function buildApp(deps: AppDeps): App {
     return503OnClosing: true,
     // Errors raised before routing (a URL that does not decode, say) get the same envelope.
     frameworkErrors: (error, request, reply) => {
-      const { httpCode, body } = errorReply(error, request, request.log);
+      const { httpCode, headers, body } = errorReply(error, request, request.log);
       negotiate(request, reply);
-      (reply as FastifyReply).code(httpCode).send(body);
+      (reply as FastifyReply)
+        .code(httpCode)
+        .headers(headers ?? {})
+        .send(body);
     },
     ajv: { customOptions: { coerceTypes: 'array', allErrors: false, removeAdditional: false } },
   }) as unknown as App;
@@ -51,9 +54,12 @@ export function buildApp(deps: AppDeps): App {
   });
 
   app.setErrorHandler((error, request, reply) => {
-    const { httpCode, body } = errorReply(error as Error, request, request.log);
+    const { httpCode, headers, body } = errorReply(error as Error, request, request.log);
     negotiate(request, reply);
-    return reply.code(httpCode).send(body);
+    return reply
+      .code(httpCode)
+      .headers(headers ?? {})
+      .send(body);
   });
   app.setNotFoundHandler((request, reply) => {
     negotiate(request, reply);

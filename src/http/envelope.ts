@@ -73,6 +73,7 @@ export function errorReply(error: FastifyError | Error, request: FastifyRequest,
   if (error instanceof ApiError) {
     return {
       httpCode: error.httpCode,
+      headers: error.headers,
       body: { status: error.status, message: error.message, details: error.details },
     };
   }

@@ -30,6 +30,8 @@ export class ApiError extends Error {
     /** HTTP code: API errors answer 200 like the reference service; transport failures keep theirs. */
     readonly httpCode = 200,
     message = defaultMessages[status] ?? 'Error',
+    /** HTTP headers of the answer, such as Retry-After on a 429. */
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
   }

@@ -159,6 +159,7 @@ export interface CallOptions {
 
 export interface CallResult {
   httpCode: number;
+  headers: Record<string, unknown>;
   contentType: string;
   raw: string;
   // biome-ignore lint/suspicious/noExplicitAny: tests read response fields freely.
@@ -198,5 +199,5 @@ export async function call(
   let body: unknown;
   if (contentType.includes('xml')) body = (responseParser.parse(raw) as { response: unknown }).response;
   else body = raw === '' ? undefined : JSON.parse(raw);
-  return { httpCode: response.statusCode, contentType, raw, body };
+  return { httpCode: response.statusCode, headers: response.headers, contentType, raw, body };
 }
