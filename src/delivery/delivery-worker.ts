@@ -1,6 +1,7 @@
 // The delivery worker: leases due messages in batches, submits their parts through the transport, and
-// records each outcome (with its events) before it leases more. Receipts and replies from the transport
-// are recorded in batches too, and acknowledged to the carrier only once written.
+// records each outcome (with its events); it leases the next batch once the current one is submitted and
+// the one before is recorded. Receipts and replies from the transport are recorded in batches too, and
+// acknowledged to the carrier only once written.
 
 import { backoffMs } from '../shared/backoff.ts';
 import type { Clock } from '../shared/clock.ts';
@@ -133,28 +134,58 @@ export function createDeliveryWorker(deps: {
     return { kind: 'submitted', message, smscIds };
   }
 
-  async function runBatch(batch: ClaimedMessage[]): Promise<void> {
-    const campaigns = await delivery.campaigns([...new Set(batch.map((m) => m.campaign_id))]);
-    await Promise.all(
-      batch.map(async (message) => {
-        // A message holds its permit from submit until its outcome is committed: a crash can then
-        // send again at most `capacity` messages, those submitted but not yet recorded.
-        await unrecorded.acquire();
-        try {
-          const campaign = campaigns.get(message.campaign_id);
-          const result = await sendOne(
-            message,
-            campaign?.sender ?? null,
-            campaign?.pushtype ?? 'alert',
-            message.id & 0xff,
-          );
-          await outcomes.add({ result });
-        } finally {
-          unrecorded.release();
-        }
-      }),
-    );
+  /**
+   * Sends a leased batch. `sent` settles once every message of it has its submit outcome (the next batch may
+   * then be claimed while these outcomes are written), `recorded` once every outcome is committed.
+   */
+  function runBatch(batch: ClaimedMessage[]): { sent: Promise<void>; recorded: Promise<void> } {
+    let left = batch.length;
+    let allSent!: () => void;
+    const sent = new Promise<void>((resolve) => {
+      allSent = resolve;
+    });
+    const oneSent = () => {
+      if (--left === 0) allSent();
+    };
+    const recorded = (async () => {
+      let campaigns: Awaited<ReturnType<DeliveryService['campaigns']>>;
+      try {
+        campaigns = await delivery.campaigns([...new Set(batch.map((m) => m.campaign_id))]);
+      } catch (error) {
+        allSent();
+        throw error;
+      }
+      await Promise.all(
+        batch.map(async (message) => {
+          let counted = false;
+          // A message holds its permit from submit until its outcome is committed: a crash can then
+          // send again at most `capacity` messages, those submitted but not yet recorded.
+          await unrecorded.acquire();
+          try {
+            const campaign = campaigns.get(message.campaign_id);
+            const result = await sendOne(
+              message,
+              campaign?.sender ?? null,
+              campaign?.pushtype ?? 'alert',
+              message.id & 0xff,
+            );
+            counted = true;
+            oneSent();
+            await outcomes.add({ result });
+          } finally {
+            if (!counted) oneSent();
+            unrecorded.release();
+          }
+        }),
+      );
+    })();
+    // Awaited at the next claim; handled now, so a failure is not reported as unhandled meanwhile.
+    recorded.catch(() => {});
+    return { sent, recorded };
   }
+
+  /** The outcomes of the batch before the one being sent: committed before the next claim. */
+  let recording: Promise<void> = Promise.resolve();
 
   const loop = createPollLoop({
     pollMs: options.pollMs,
@@ -169,7 +200,13 @@ export function createDeliveryWorker(deps: {
       if (!transport.ready()) return false;
       const batch = await delivery.claim(options.batchSize);
       if (batch.length === 0) return false;
-      await runBatch(batch);
+      // At most two batches at once: this one being sent, the one before it being recorded. The next claim
+      // waits for both, so sending never stops for a batch's record and never runs ahead of it by more.
+      const { sent, recorded } = runBatch(batch);
+      await sent;
+      const before = recording;
+      recording = recorded;
+      await before;
       return true;
     },
     onError: (error) => log.error({ err: error }, 'delivery loop failed; retrying'),
@@ -194,6 +231,7 @@ export function createDeliveryWorker(deps: {
     async stop(): Promise<void> {
       await loop.stop();
       await outcomes.drain();
+      await recording.catch(() => {});
       await transport.stop();
       await outcomes.drain();
     },
