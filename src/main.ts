@@ -192,4 +192,7 @@ run(process.argv.slice(2)).catch((error: unknown) => {
     process.stderr.write(`pigeon: ${error.message}\n\n${usage}\n`);
   } else process.stderr.write(`pigeon: ${(error as Error).stack ?? String(error)}\n`);
   process.exitCode = error instanceof UsageError || error instanceof TypeError ? 2 : 1;
+  // A server that failed to start may hold what keeps a process alive (a listening socket, its supervisor's
+  // channel): it exits now, with the error above as its last word.
+  if (process.argv[2] === 'serve') process.exit();
 });

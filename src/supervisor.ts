@@ -42,6 +42,8 @@ interface Child {
   startedAt: number;
   delayMs: number;
   ready: boolean;
+  /** Whether it has served once: one that fails to start the first time stops the server. */
+  served: boolean;
 }
 
 export async function supervise(config: Config, logger: Logger): Promise<void> {
@@ -55,7 +57,9 @@ export async function supervise(config: Config, logger: Logger): Promise<void> {
 
   let stopping = false;
   let urls: { apiUrl?: string; linkUrl?: string } = {};
-  const children = supervisedRoles.map((role): Child => ({ role, startedAt: 0, delayMs: 0, ready: false }));
+  const children = supervisedRoles.map(
+    (role): Child => ({ role, startedAt: 0, delayMs: 0, ready: false, served: false }),
+  );
 
   const start = (child: Child) => {
     child.startedAt = Date.now();
@@ -72,6 +76,7 @@ export async function supervise(config: Config, logger: Logger): Promise<void> {
           if (other !== child && other.process?.connected) other.process.send(message);
       } else if (isReady(message)) {
         child.ready = true;
+        child.served = true;
         if (message.apiUrl) urls = { apiUrl: message.apiUrl, linkUrl: message.linkUrl };
         if (children.every((c) => c.ready)) {
           logger.info(
@@ -84,6 +89,12 @@ export async function supervise(config: Config, logger: Logger): Promise<void> {
     proc.on('exit', (code, signal) => {
       child.process = undefined;
       if (stopping) return;
+      if (!child.served) {
+        // A port taken, a database that cannot open: restarting would fail the same way.
+        logger.error({ role: child.role, code, signal }, 'a Pigeon process failed to start; stopping');
+        void shutdown('SIGTERM', 1);
+        return;
+      }
       const served = Date.now() - child.startedAt;
       child.delayMs =
         served >= healthyAfterMs ? 0 : Math.min(restartMaxMs, Math.max(restartBaseMs, child.delayMs * 2));
@@ -93,13 +104,13 @@ export async function supervise(config: Config, logger: Logger): Promise<void> {
       );
       setTimeout(() => {
         if (!stopping) start(child);
-      }, child.delayMs).unref();
+      }, child.delayMs);
     });
   };
 
   for (const child of children) start(child);
 
-  const shutdown = async (signal: NodeJS.Signals) => {
+  async function shutdown(signal: NodeJS.Signals, exitCode = 0): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down every Pigeon process');
@@ -119,8 +130,8 @@ export async function supervise(config: Config, logger: Logger): Promise<void> {
       });
     });
     await Promise.all(exits);
-    process.exit(0);
-  };
+    process.exit(exitCode);
+  }
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
 }

@@ -130,6 +130,16 @@ describe('pigeon serve: one process per role', () => {
     await waitFor(() => receipts() === 3, 'the third DLR webhook', 20_000);
   }, 90_000);
 
+  it('a server whose API cannot start (its port taken) stops every process and exits 1', async () => {
+    const port = new URL(apiUrl).port;
+    const second = spawn(process.execPath, [bin, 'serve'], {
+      env: { ...env, DATABASE_URL: join(dir, 'second.db'), PORT: port, LOG_LEVEL: 'fatal' },
+      stdio: ['ignore', 'ignore', 'ignore'],
+    });
+    const code = await new Promise<number | null>((resolve) => second.once('exit', resolve));
+    expect(code).toBe(1);
+  }, 60_000);
+
   it('SIGTERM stops every process, and the supervisor exits 0', async () => {
     const exited = new Promise<number | null>((resolve) => server.once('exit', resolve));
     server.kill('SIGTERM');
