@@ -35,16 +35,19 @@ const nextTurn = (waited: number) =>
     else setTimeout(resolve, 1);
   });
 
-/** Runs `attempt` again while the database is locked by another connection, for at most `lockWaitMs`. */
-async function whileBusy<T>(attempt: () => T): Promise<T> {
+/**
+ * Runs `attempt` again, after the event loop has turned, while the database is locked by another connection
+ * (its first try has just failed so): for at most `lockWaitMs`, then its SQLITE_BUSY is thrown.
+ */
+async function retryWhileBusy<T>(attempt: () => T): Promise<T> {
   const started = Date.now();
   for (let tries = 0; ; tries++) {
+    await nextTurn(tries);
     try {
       return attempt();
     } catch (error) {
       if (!isBusy(error) || Date.now() - started >= lockWaitMs) throw error;
     }
-    await nextTurn(tries);
   }
 }
 
@@ -75,7 +78,7 @@ class CachedConnection implements DatabaseConnection {
       return Promise.resolve(run());
     } catch (error) {
       if (!isBusy(error)) return Promise.reject(error);
-      return whileBusy(run);
+      return retryWhileBusy(run);
     }
   }
 
