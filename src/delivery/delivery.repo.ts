@@ -298,32 +298,6 @@ export const deliveryRepo = {
     return found;
   },
 
-  /**
-   * The most recent part still awaiting its receipt under any of the spellings of an SMSC id, with what
-   * the receipt's event needs of its message. Runs once per receipt: compiled once per number of spellings.
-   */
-  async findOpenPart(db: Executor, smscIds: string[]): Promise<OpenPart | undefined> {
-    const [row] = await runPrepared<OpenPart>(
-      db,
-      `delivery.findOpenPart.${smscIds.length}`,
-      (q) =>
-        q
-          .selectFrom('message_parts as p')
-          .innerJoin('messages as m', 'm.id', 'p.message_id')
-          .select(['p.id', ...openPartMessageColumns])
-          .where(
-            'p.smsc_id',
-            'in',
-            smscIds.map((_, i) => slot(i)),
-          )
-          .where('p.dlr_status', 'is', null)
-          .orderBy('p.id', 'desc')
-          .limit(slot(smscIds.length) as unknown as number),
-      [...smscIds, 1],
-    );
-    return row;
-  },
-
   async updatePart(db: Executor, id: number, stat: string, dlrStatus: number, now: number): Promise<void> {
     await runPrepared(
       db,

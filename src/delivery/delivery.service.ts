@@ -123,17 +123,11 @@ export function createDeliveryService(deps: {
     };
   }
 
-  /** Finds the open part of a receipt by one query each. */
-  const onePartLookup = (tx: Executor): PartLookup => ({
-    find: (forms) => deliveryRepo.findOpenPart(tx, forms),
-    closed: () => {},
-  });
-
   /**
-   * Finds the open parts of a batch of receipts by one query for all of them. A part a receipt of the batch
-   * closes is not found again, so a receipt sent twice in one batch changes nothing the second time.
+   * Finds the open parts of receipts (a batch, or one alone) by one query for all of them. A part a receipt
+   * of the batch closes is not found again, so a receipt sent twice in one batch changes nothing the second time.
    */
-  async function batchPartLookup(tx: Executor, receipts: readonly Receipt[]): Promise<PartLookup> {
+  async function partLookup(tx: Executor, receipts: readonly Receipt[]): Promise<PartLookup> {
     const forms = [...new Set(receipts.flatMap((r) => smscIdForms(r.smscId)))];
     const bySmscId = new Map<string, OpenPart[]>();
     for (const row of forms.length > 0 ? await deliveryRepo.findOpenParts(tx, forms) : []) {
@@ -211,7 +205,7 @@ export function createDeliveryService(deps: {
   /** Receipts applied in `tx` (unknown ids kept as orphans), their events added to `events`. */
   async function applyReceipts(tx: Executor, receipts: Receipt[], now: number, events: NewEvent[]) {
     if (receipts.length === 0) return;
-    const parts = await batchPartLookup(tx, receipts);
+    const parts = await partLookup(tx, receipts);
     for (const receipt of receipts)
       events.push(...((await applyReceipt(tx, receipt, now, true, parts)) ?? []));
   }
@@ -240,8 +234,9 @@ export function createDeliveryService(deps: {
     receipt: Receipt,
     now: number,
     keepOrphan = true,
-    parts: PartLookup = onePartLookup(tx),
+    lookup?: PartLookup,
   ): Promise<NewEvent[] | undefined> {
+    const parts = lookup ?? (await partLookup(tx, [receipt]));
     const part = await parts.find(smscIdForms(receipt.smscId));
     if (!part) {
       if (!keepOrphan) return undefined;
@@ -445,9 +440,6 @@ export function createDeliveryService(deps: {
     campaigns(campaignIds: readonly number[]): Promise<Map<number, SendingOptions>> {
       return deps.campaigns.sendingOptions(campaignIds);
     },
-
-    /** Records what happened to a batch of leased messages, with their events, in one transaction. */
-    recordResults: (results: SubmitResult[]) => recordOutcomes(results, []),
 
     recordOutcomes,
 
