@@ -13,13 +13,15 @@ declare module 'smpp' {
   }
 
   export class PDU implements Pdu {
-    constructor(command: string, fields?: Record<string, unknown>);
+    /** A PDU to send, by command name; or one read whole from the wire, header included. */
+    constructor(command: string | Buffer, fields?: Record<string, unknown>);
     command: string;
     command_status: number;
     sequence_number: number;
     [field: string]: unknown;
     isResponse(): boolean;
     response(fields?: Record<string, unknown>): Pdu;
+    toBuffer(): Buffer;
   }
 
   export interface Session extends EventEmitter {

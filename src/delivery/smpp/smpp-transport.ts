@@ -1,10 +1,13 @@
-// An SMPP 3.4 client on the `smpp` package: several transceiver binds, a window of in-flight submit_sm per
-// bind, a throughput limit counted in parts, enquire_link keepalive and reconnection with backoff.
-import smpp, { type Pdu, type Session } from 'smpp';
+// An SMPP 3.4 client: several transceiver binds, a window of in-flight submit_sm per bind, a throughput
+// limit counted in parts, enquire_link keepalive and reconnection with backoff. The wire is `session.ts`;
+// MOs are read by the `smpp` package's parser.
+import smpp, { type Pdu } from 'smpp';
 import { backoffMs } from '../../shared/backoff.ts';
 import { senderAddress } from '../outbound-parts.ts';
 import { parseReceipt } from '../receipt.ts';
 import type { InboundHandler, InboundMessage, OutboundPart, SubmitOutcome, Transport } from '../transport.ts';
+import { isAsciiCompatible, readDeliverSm, type SubmitSmFields } from './pdu-codec.ts';
+import { SmppSession } from './session.ts';
 import { classifySubmitStatus, isBackpressure } from './submit-status.ts';
 
 export interface SmppOptions {
@@ -76,7 +79,7 @@ function concatOf(pdu: Pdu, udh: Buffer[]): InboundMessage['part'] {
 }
 
 class Bind {
-  session: Session | undefined;
+  session: SmppSession | undefined;
   bound = false;
   readonly pending = new Map<number, Pending>();
   private nextKey = 0;
@@ -105,7 +108,7 @@ class Bind {
    * submit_sm, the deliver_sm_resp of receipts recorded together) leave in one write instead of one system
    * call each.
    */
-  private cork(session: Session): void {
+  private cork(session: SmppSession): void {
     if (this.corked) return;
     const socket = session.socket;
     this.corked = true;
@@ -125,44 +128,32 @@ class Bind {
   connect(): void {
     if (this.stopped) return;
     const target = parseSmppUrl(this.options.url);
-    const session = smpp.connect({ host: target.host, port: target.port });
+    const session: SmppSession = new SmppSession(target.host, target.port, {
+      connect: () => {
+        session.bindTransceiver(
+          { systemId: target.systemId, password: target.password, systemType: this.options.systemType ?? '' },
+          (status) => {
+            if (status !== 0) {
+              this.log.error(
+                { bind: this.index, status },
+                'SMPP bind refused (check SMPP_URL credentials); retrying with backoff',
+              );
+              session.destroy();
+              return;
+            }
+            this.bound = true;
+            this.failedConnects = 0;
+            this.log.info({ bind: this.index, host: target.host, port: target.port }, 'SMPP bound');
+            this.startKeepalive();
+            this.onReady();
+          },
+        );
+      },
+      deliver: (pdu) => void this.onDeliver(session, pdu),
+      error: (error) => this.log.warn({ bind: this.index, err: error.message }, 'SMPP connection error'),
+      close: () => this.onClose(session),
+    });
     this.session = session;
-    session.socket.setNoDelay(true);
-    session.on('connect', () => {
-      session.bind_transceiver(
-        {
-          system_id: target.systemId,
-          password: target.password,
-          system_type: this.options.systemType ?? '',
-          interface_version: 0x34,
-        },
-        (pdu) => {
-          if (pdu.command_status !== 0) {
-            this.log.error(
-              { bind: this.index, status: pdu.command_status },
-              'SMPP bind refused (check SMPP_URL credentials); retrying with backoff',
-            );
-            session.destroy();
-            return;
-          }
-          this.bound = true;
-          this.failedConnects = 0;
-          this.log.info({ bind: this.index, host: target.host, port: target.port }, 'SMPP bound');
-          this.startKeepalive();
-          this.onReady();
-        },
-      );
-    });
-    session.on('deliver_sm', (pdu: Pdu) => void this.onDeliver(session, pdu));
-    session.on('enquire_link', (pdu: Pdu) => session.send(pdu.response()));
-    session.on('unbind', (pdu: Pdu) => {
-      session.send(pdu.response());
-      session.close();
-    });
-    session.on('error', (error: Error) =>
-      this.log.warn({ bind: this.index, err: error.message }, 'SMPP connection error'),
-    );
-    session.on('close', () => this.onClose(session));
   }
 
   private startKeepalive(): void {
@@ -177,14 +168,14 @@ class Bind {
         return;
       }
       this.awaitingEnquire = true;
-      session.enquire_link({}, () => {
+      session.enquireLink(() => {
         this.awaitingEnquire = false;
       });
     }, this.options.enquireLinkMs);
     this.keepaliveTimer.unref();
   }
 
-  private onClose(session: Session): void {
+  private onClose(session: SmppSession): void {
     if (session !== this.session) return;
     this.bound = false;
     this.session = undefined;
@@ -205,41 +196,49 @@ class Bind {
     this.reconnectTimer = setTimeout(() => this.connect(), delay);
   }
 
-  private async onDeliver(session: Session, pdu: Pdu): Promise<void> {
+  private async onDeliver(session: SmppSession, raw: Buffer): Promise<void> {
+    const sequence = raw.readUInt32BE(12);
     try {
-      const { text, udh } = messageOf(pdu);
-      const esm = Number(pdu.esm_class ?? 0);
-      const isReceipt = (esm & receiptEsmMask) === deliveryReceipt || pdu.receipted_message_id !== undefined;
-      if (isReceipt) {
-        const receipt = parseReceipt(text, {
-          receiptedMessageId: pdu.receipted_message_id,
-          messageState: pdu.message_state,
-        });
-        if (receipt) await this.handler.onReceipt(receipt);
-        else
-          this.log.warn({ bind: this.index, text }, 'unreadable delivery receipt acknowledged and ignored');
+      const fields = readDeliverSm(raw);
+      const isReceipt =
+        fields !== undefined &&
+        ((fields.esmClass & receiptEsmMask) === deliveryReceipt || fields.receiptedMessageId !== undefined);
+      if (isReceipt && isAsciiCompatible(fields.dataCoding)) {
+        // A receipt's id, stat and err read the same whatever the GSM table: no need for the full parser.
+        const text = (fields.messagePayload ?? fields.shortMessage).toString('latin1');
+        await this.onReceipt(text, fields.receiptedMessageId, fields.messageState);
       } else {
-        await this.handler.onInbound({
-          from: String(pdu.source_addr ?? ''),
-          to: String(pdu.destination_addr ?? ''),
-          text,
-          part: concatOf(pdu, udh),
-        });
+        const pdu = new smpp.PDU(raw);
+        const { text, udh } = messageOf(pdu);
+        if (isReceipt) await this.onReceipt(text, pdu.receipted_message_id, pdu.message_state);
+        else
+          await this.handler.onInbound({
+            from: String(pdu.source_addr ?? ''),
+            to: String(pdu.destination_addr ?? ''),
+            text,
+            part: concatOf(pdu, udh),
+          });
       }
       this.cork(session);
-      session.send(pdu.response());
+      session.answerDeliver(sequence);
     } catch (error) {
       // Not acknowledged as done: the SMSC keeps the message and offers it again.
       this.log.error(
         { bind: this.index, err: (error as Error).message },
         'deliver_sm not recorded; asking SMSC to retry',
       );
-      session.send(pdu.response({ command_status: smpp.ESME_RX_T_APPN }));
+      session.answerDeliver(sequence, smpp.ESME_RX_T_APPN);
     }
   }
 
+  private async onReceipt(text: string, receiptedMessageId: unknown, messageState: unknown): Promise<void> {
+    const receipt = parseReceipt(text, { receiptedMessageId, messageState });
+    if (receipt) await this.handler.onReceipt(receipt);
+    else this.log.warn({ bind: this.index, text }, 'unreadable delivery receipt acknowledged and ignored');
+  }
+
   /** Sends one submit_sm in a slot reserved by the transport's acquire(). */
-  submit(fields: Record<string, unknown>): Promise<{ status: number; messageId: string } | 'lost'> {
+  submit(fields: SubmitSmFields): Promise<{ status: number; messageId: string } | 'lost'> {
     this.reserved--;
     return new Promise((resolve) => {
       const session = this.session;
@@ -259,12 +258,12 @@ class Bind {
         resolve: (outcome) => resolve(outcome.ok ? { status: 0, messageId: outcome.smscId } : 'lost'),
       });
       this.cork(session);
-      const sent = session.submit_sm(fields, (pdu) => {
+      const sent = session.submitSm(fields, (status, messageId) => {
         const pending = this.pending.get(key);
         if (!pending) return;
         clearTimeout(pending.timer);
         this.pending.delete(key);
-        resolve({ status: pdu.command_status, messageId: String(pdu.message_id ?? '') });
+        resolve({ status, messageId });
         this.onReady();
       });
       if (!sent) {
@@ -283,11 +282,11 @@ class Bind {
     if (!session) return;
     await new Promise<void>((resolve) => {
       const force = setTimeout(() => session.destroy(), 2000);
-      session.once('close', () => {
+      session.socket.once('close', () => {
         clearTimeout(force);
         resolve();
       });
-      if (this.bound) session.unbind({}, () => session.close());
+      if (this.bound) session.unbind(() => session.close());
       else session.destroy();
     });
   }
@@ -368,17 +367,17 @@ export class SmppTransport implements Transport {
   async submit(part: OutboundPart): Promise<SubmitOutcome> {
     const source = senderAddress(part.sender);
     const shortMessage = part.udh ? Buffer.concat([part.udh, part.payload]) : Buffer.from(part.payload);
-    const fields = {
-      source_addr_ton: source.ton,
-      source_addr_npi: source.npi,
-      source_addr: source.addr,
-      dest_addr_ton: 1,
-      dest_addr_npi: 1,
-      destination_addr: part.destination,
-      esm_class: part.udh ? 0x40 : 0,
-      registered_delivery: 1,
-      data_coding: part.dataCoding,
-      short_message: shortMessage,
+    const fields: SubmitSmFields = {
+      sourceTon: source.ton,
+      sourceNpi: source.npi,
+      source: source.addr,
+      destTon: 1,
+      destNpi: 1,
+      destination: part.destination,
+      esmClass: part.udh ? 0x40 : 0,
+      registeredDelivery: 1,
+      dataCoding: part.dataCoding,
+      shortMessage,
     };
     for (let attempt = 0; ; attempt++) {
       await this.throttle();
