@@ -86,9 +86,20 @@ describeEachDialect('tokens and authentication', (h) => {
       token: a.token,
       json: { token: { name: 'tmp' } },
     });
+    // Used once, so the server knows it, then deleted: it stops at once.
+    expect((await call(h().app, 'GET', '/credits', { token: created.body.token })).body.status).toBe(1);
     const deleted = await call(h().app, 'DELETE', `/token/${created.body.token_id}`, { token: a.token });
     expect(deleted.body).toEqual({ status: 1, message: 'OK', deleted_token: created.body.token_id });
     expect((await call(h().app, 'GET', '/credits', { token: created.body.token })).body.status).toBe(-1);
+  });
+
+  it('a token deleted by another process stops working within a second', async () => {
+    const a = await h().account();
+    expect((await call(h().app, 'GET', '/credits', { token: a.token })).body.status).toBe(1);
+    await h().deps.store.db.deleteFrom('tokens').where('account_id', '=', a.id).execute();
+    h().clock.advance(1_000);
+    const after = await call(h().app, 'GET', '/credits', { token: a.token });
+    expect(after.body).toMatchObject({ status: -1, details: 'unknown or revoked API token' });
   });
 
   it('GET /token lists tokens without their secrets; GET /token/:id reads one', async () => {

@@ -13,7 +13,7 @@ import type {
 export type NewAccount = Omit<Selectable<AccountsTable>, 'id'>;
 
 /** A token with what authenticating its caller needs, its account's parent included. */
-interface TokenOwner
+export interface TokenOwner
   extends Pick<Selectable<TokensTable>, 'account_id' | 'expires_at' | 'allowed_ips' | 'last_used_at'>,
     Pick<Selectable<AccountsTable>, 'parent_id'> {
   token_id: Selectable<TokensTable>['id'];

@@ -6,7 +6,13 @@ import { idIn, idOut } from '../shared/ids.ts';
 import { zonedTime } from '../shared/zoned-time.ts';
 import type { Db, Executor } from '../store/db.ts';
 import { appendEvents } from '../store/outbox.ts';
-import { accountsRepo, type NotificationFields, notificationRepo, tokensRepo } from './accounts.repo.ts';
+import {
+  accountsRepo,
+  type NotificationFields,
+  notificationRepo,
+  type TokenOwner,
+  tokensRepo,
+} from './accounts.repo.ts';
 import { type BalanceAlert, serializeAlert } from './alert-messages.ts';
 import { alertsRepo, type NewAlertJob } from './alerts.repo.ts';
 import { hashPassword, hashToken, ipAllowed, isIpOrCidr, newToken } from './secrets.ts';
@@ -30,6 +36,12 @@ export interface NewAccountRequest {
 
 /** last_used_at is written at most once a minute per token, so reads stay reads. */
 const touchEveryMs = 60_000;
+/**
+ * How long a token's owner, expiry and allowed IPs are taken from memory before they are read again. A token
+ * revoked here stops working at once; one revoked by another process, within this time.
+ */
+const tokenMemoryMs = 1_000;
+const maxTokensInMemory = 10_000;
 const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const maxTokenNameLength = 100;
 
@@ -40,6 +52,22 @@ export function createAccountsService(deps: { db: Db; clock: Clock; timezone: st
 
   // Whole seconds with the zone's offset, as the DLR and MO events have it.
   const { isoSecond } = zonedTime(timezone);
+
+  // Tokens seen lately, by hash: a send at thousands a second should not read its token each time.
+  const knownTokens = new Map<string, { owner: TokenOwner; readAt: number }>();
+
+  async function tokenOwner(tokenHash: string, now: number): Promise<TokenOwner | undefined> {
+    const known = knownTokens.get(tokenHash);
+    if (known && now - known.readAt < tokenMemoryMs && now >= known.readAt) return known.owner;
+    const owner = await tokensRepo.findByHash(db, tokenHash);
+    if (!owner) {
+      knownTokens.delete(tokenHash);
+      return undefined;
+    }
+    if (knownTokens.size >= maxTokensInMemory) knownTokens.clear();
+    knownTokens.set(tokenHash, { owner, readAt: now });
+    return owner;
+  }
 
   /**
    * After credits went down to `balance`: if that is at or below the account's alert trigger and the
@@ -177,15 +205,16 @@ export function createAccountsService(deps: { db: Db; clock: Clock; timezone: st
     async authenticate(credential: string | undefined, clientIp: string): Promise<AuthContext> {
       const raw = (credential ?? '').trim().replace(/^Bearer\s+/i, '');
       if (raw === '') throw ApiError.auth('missing API token: send "Authorization: Bearer <token>"');
-      const row = await tokensRepo.findByHash(db, hashToken(raw));
-      if (!row) throw ApiError.auth('unknown or revoked API token');
       const now = clock.now();
+      const row = await tokenOwner(hashToken(raw), now);
+      if (!row) throw ApiError.auth('unknown or revoked API token');
       if (row.expires_at !== null && row.expires_at <= now) throw ApiError.auth('API token has expired');
       if (row.allowed_ips && !ipAllowed(clientIp, JSON.parse(row.allowed_ips) as string[])) {
         throw ApiError.auth(`API token is not allowed from ${clientIp}`);
       }
       if (row.last_used_at === null || now - row.last_used_at >= touchEveryMs) {
         await tokensRepo.touch(db, row.token_id, now);
+        row.last_used_at = now;
       }
       return { accountId: row.account_id, tokenId: row.token_id, parentId: row.parent_id };
     },
@@ -226,6 +255,7 @@ export function createAccountsService(deps: { db: Db; clock: Clock; timezone: st
       if (id === undefined || !(await tokensRepo.delete(db, auth.accountId, id))) {
         throw ApiError.notFound(`token "${rawId}" not found`);
       }
+      knownTokens.clear();
       return idOut(id);
     },
 
