@@ -81,7 +81,9 @@ export function createDeliveryWorker(deps: {
         { err: error, count: items.length },
         'could not record submit outcomes and receipts; leases will expire and retry, the carrier will offer the receipts again',
       ),
-    { maxItems: 2000, delayMs: 20 },
+    // 500 a transaction: larger groups hold the write lock long enough to stall the API's sends (two
+    // saturation pairs: 3,401 / 3,794 accepted sends/s at 500 against 3,033 / 3,208 at 2,000).
+    { maxItems: 500, delayMs: 20 },
   );
 
   async function inbound(message: InboundMessage): Promise<void> {
