@@ -2,10 +2,14 @@ import { expect, it } from 'vitest';
 import { call, describeEachDialect } from './helpers/harness.ts';
 
 describeEachDialect('wire rules', (h) => {
-  it('an unknown path answers 404 with the envelope', async () => {
+  it('an unknown path answers -5 on HTTP 200, in JSON and XML, so an SDK raises its typed error', async () => {
     const r = await call(h().app, 'GET', '/nope');
-    expect(r.httpCode).toBe(404);
-    expect(r.body).toMatchObject({ status: -5, message: 'Not found' });
+    expect(r.httpCode).toBe(200);
+    expect(r.body).toEqual({ status: -5, message: 'Not found', details: 'no endpoint GET /nope' });
+    const xml = await call(h().app, 'DELETE', '/nope/1?x=2', { accept: 'application/xml' });
+    expect(xml.httpCode).toBe(200);
+    expect(xml.raw).toContain('<status>-5</status>');
+    expect(xml.body).toMatchObject({ details: 'no endpoint DELETE /nope/1' });
   });
 
   it('a request without a token gets -1 on HTTP 200', async () => {

@@ -6,7 +6,8 @@
 --                  or rejected) and a dlr-url carrying t=<send ms>; accepted = HTTP 202.
 -- Env: THREADS (= wrk -t), MAX_REQ (sends over all threads), RATE (sends/s over all threads, 0 = as fast as
 -- the answers come), DONE_FILE, PIGEON_TOKEN (Pigeon), RECEIVER (Kannel: the receiver's base URL).
--- Bounds: a thread that has sent its share of MAX_REQ sends only GET /nop (404, not counted) every 100 ms
+-- Bounds: a thread that has sent its share of MAX_REQ sends only GET /nop (not counted: Kannel answers 404,
+-- Pigeon 200 with -5 "no endpoint GET /nop") every 100 ms
 -- on each connection until all its sends are answered, then appends a line to DONE_FILE and stops; so a
 -- MAX_REQ round sends exactly MAX_REQ. wrk -d bounds the time (the orchestrator interrupts wrk once every
 -- thread is done, since wrk itself always waits for -d).
@@ -104,8 +105,12 @@ local function is_accepted(status, body)
   return status == 200 and body:sub(1, 11) == '{"status":1' and body:find('"sent":1,', 1, true) ~= nil
 end
 
+local function is_nop(status, body)
+  return status == 404 or body:find("no endpoint GET /nop", 1, true) ~= nil
+end
+
 function response(status, headers, body)
-  if status ~= 404 then
+  if not is_nop(status, body) then
     answered = answered + 1
     last_answer = now_ms()
     if is_accepted(status, body) then

@@ -61,9 +61,10 @@ export function buildApp(deps: AppDeps): App {
       .headers(headers ?? {})
       .send(body);
   });
+  // HTTP 200 like every API error: the SDKs map only a 200's status to their typed errors.
   app.setNotFoundHandler((request, reply) => {
     negotiate(request, reply);
-    return reply.code(404).send({
+    return reply.code(200).send({
       status: Status.notFound,
       message: 'Not found',
       details: `no endpoint ${request.method} ${request.url.split('?')[0]}`,
