@@ -68,7 +68,17 @@ export async function createDeps(
     }));
   await migrate(store);
   const { db } = store;
-  const accounts = createAccountsService({ db, clock, timezone: config.TIMEZONE });
+  // A sub-account's lock holds its queued messages through delivery, created below (called only later).
+  const accounts = createAccountsService({
+    db,
+    clock,
+    timezone: config.TIMEZONE,
+    heldMessages: {
+      hold: (tx, accountId) => delivery.holdQueued(tx, accountId),
+      release: (tx, accountId) => delivery.releaseHeld(tx, accountId),
+      released: () => nudges.send('messages'),
+    },
+  });
   const urlGuard = createUrlGuard({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE });
   const webhooks = createWebhooksService({ db, clock, urlGuard, timezone: config.TIMEZONE });
   const webhookDeliveries = createWebhookDeliveriesService({
@@ -89,7 +99,12 @@ export async function createDeps(
     codeLength: config.SHORT_CODE_LENGTH,
   });
   const clickFold = createClickFold({ db, dialect: store.dialect, clock, timezone: config.TIMEZONE, links });
-  const lists = createListsService({ db, clock, maxContacts: config.MAX_RECIPIENTS });
+  const lists = createListsService({
+    db,
+    clock,
+    maxContacts: config.MAX_RECIPIENTS,
+    timezone: config.TIMEZONE,
+  });
   // Delivery and campaigns call each other: delivery through its CampaignSettings port, called only once
   // both exist.
   const delivery = createDeliveryService({
@@ -97,7 +112,8 @@ export async function createDeps(
     dialect: store.dialect,
     clock,
     numberLists: {
-      addToBlacklist: (tx, accountId, number) => lists.addNumberInTx(tx, accountId, 'blacklist', number),
+      addToBlacklist: (tx, accountId, number, campaignId) =>
+        lists.addNumberInTx(tx, accountId, 'blacklist', number, campaignId),
       addToNpai: (tx, accountId, number) => lists.addNumberInTx(tx, accountId, 'npai', number),
     },
     campaigns: { sendingOptions: (ids) => campaigns.sendingOptions(ids) },

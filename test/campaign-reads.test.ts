@@ -1,7 +1,10 @@
 // Reading campaigns back: counters after a real worker run through the simulator, status words, replies
 // and STOPs, NPAI numbers and blacklisting them, the paged history, tenant isolation and JSON/XML parity.
+// The history's filters and list campaigns are in campaign-history.test.ts, the message and reply history
+// in messages-history.test.ts.
 import { afterEach, expect, it } from 'vitest';
 import type { DeliveryWorker } from '../src/delivery/delivery-worker.ts';
+import { zonedTime } from '../src/shared/zoned-time.ts';
 import {
   type CallResult,
   call,
@@ -12,6 +15,8 @@ import {
 import { waitFor } from './helpers/wait.ts';
 import { deliveringSimulator, testDeliveryWorker } from './helpers/worker.ts';
 import { asXmlWouldSay } from './helpers/xml.ts';
+
+const { wallTime } = zonedTime('Europe/Paris');
 
 const browser = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148';
 
@@ -135,6 +140,7 @@ describeEachDialect('campaign reads', (h) => {
       creation_date: '2026-01-05 10:00:00',
       date: '2026-01-05 10:00:00',
       cost: 6,
+      lists: [],
       status: 'done',
       total: 6,
       delivered: 3,
@@ -219,6 +225,8 @@ describeEachDialect('campaign reads', (h) => {
     await startWorker();
     await waitFor(allFinal(h(), ticket), 'final states');
     const delivery = h().deps.services.delivery;
+    const startedAt = h().clock.now();
+    const at = (laterMs: number) => wallTime(startedAt + laterMs);
     await delivery.recordInbound({ from: n.delivered[0], to: 'x', text: 'Bien reçu' });
     h().clock.advance(60_000);
     await delivery.recordInbound({ from: n.delivered[1], to: 'x', text: 'STOP' });
@@ -226,36 +234,42 @@ describeEachDialect('campaign reads', (h) => {
     h().clock.advance(60_000);
     await delivery.recordInbound({ from: n.delivered[2], to: 'x', text: 'arret' });
 
+    const noInfo = { info1: '', info2: '', info3: '', info4: '' };
     const mo = await get(h(), a, `/campaign/${ticket}/mo`);
     expect(mo.body).toEqual({
       status: 1,
       message: 'OK',
-      mo: [
-        {
-          date: expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/),
-          from: n.delivered[0],
-          message: 'Bien reçu',
-        },
-        { date: expect.any(String), from: n.delivered[2], message: 'À quelle heure ?' },
+      replies: [
+        { destination: n.delivered[0], message: 'Bien reçu', date: at(0), ...noInfo },
+        { destination: n.delivered[2], message: 'À quelle heure ?', date: at(60_000), ...noInfo },
       ],
+      totalRecords: 2,
+      totalDisplayRecords: 2,
     });
     const stops = await get(h(), a, `/campaign/${ticket}/blacklist`);
-    expect(
-      stops.body.blacklist.map((s: { number: string; message: string }) => [s.number, s.message]),
-    ).toEqual([
-      [n.delivered[1], 'STOP'],
-      [n.delivered[2], 'arret'],
-    ]);
-    expect(mo.body.mo[0].date < stops.body.blacklist[1].date).toBe(true);
+    expect(stops.body).toEqual({
+      status: 1,
+      message: 'OK',
+      stops: [
+        { destination: n.delivered[1], date: at(60_000), ...noInfo },
+        { destination: n.delivered[2], date: at(120_000), ...noInfo },
+      ],
+      totalRecords: 2,
+      totalDisplayRecords: 2,
+    });
     expect((await campaignOf(h(), a, ticket)).stop).toBe(2);
 
     const second = await get(h(), a, `/campaign/${ticket}/mo?start=1&length=1`);
-    expect(second.body.mo.map((r: { message: string }) => r.message)).toEqual(['À quelle heure ?']);
+    expect(second.body).toMatchObject({
+      replies: [{ message: 'À quelle heure ?' }],
+      totalRecords: 2,
+      totalDisplayRecords: 2,
+    });
     expect((await get(h(), a, `/campaign/${ticket}/mo?length=1001`)).body).toMatchObject({ status: -7 });
     expect((await get(h(), a, `/campaign/${ticket}/blacklist?start=-1`)).body).toMatchObject({ status: -7 });
     // The STOPs put their numbers on the account's blacklist (the delivery side's rule).
     const blacklist = await get(h(), a, '/blacklist?length=1000');
-    const listed = blacklist.body.blacklist.map((b: { number: string }) => b.number);
+    const listed = blacklist.body.list.map((b: { destination: string }) => b.destination);
     expect(listed).toEqual(expect.arrayContaining([n.delivered[1], n.delivered[2]]));
   });
 
@@ -269,22 +283,31 @@ describeEachDialect('campaign reads', (h) => {
     expect(npai.body).toEqual({
       status: 1,
       message: 'OK',
-      npai: [
-        { number: n.npai, gsmsmsid: 'g1', date: expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/) },
+      npais: [
+        {
+          destination: n.npai,
+          date: expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/),
+          info1: '',
+          info2: '',
+          info3: '',
+          info4: '',
+        },
       ],
+      totalRecords: 1,
+      totalDisplayRecords: 1,
     });
     const blacklisted = () => get(h(), a, '/blacklist?length=1000');
-    expect((await blacklisted()).body.blacklist ?? []).not.toContainEqual(
-      expect.objectContaining({ number: n.npai }),
+    expect((await blacklisted()).body.list).not.toContainEqual(
+      expect.objectContaining({ destination: n.npai }),
     );
     const put = await call(h().app, 'PUT', `/campaign/${ticket}/npai`, { token: a.token });
-    expect(put.body).toEqual({ status: 1, message: 'OK', added_contacts: 1 });
-    expect((await blacklisted()).body.blacklist).toContainEqual(expect.objectContaining({ number: n.npai }));
-    expect((await blacklisted()).body.blacklist).not.toContainEqual(
-      expect.objectContaining({ number: n.rejected }),
+    expect(put.body).toEqual({ status: 1, message: 'OK', NPAI: 1, added_contacts: 1 });
+    expect((await blacklisted()).body.list).toContainEqual(expect.objectContaining({ destination: n.npai }));
+    expect((await blacklisted()).body.list).not.toContainEqual(
+      expect.objectContaining({ destination: n.rejected }),
     );
     const again = await call(h().app, 'PUT', `/campaign/${ticket}/npai`, { token: a.token });
-    expect(again.body).toMatchObject({ status: 1, added_contacts: 0 });
+    expect(again.body).toMatchObject({ status: 1, NPAI: 0, added_contacts: 0 });
   });
 
   it('PUT /npai blacklists every NPAI number of a campaign larger than a page, counting only the new ones', async () => {
@@ -307,7 +330,7 @@ describeEachDialect('campaign reads', (h) => {
     expect(listed.body).toMatchObject({ status: 1, added_contacts: 2 });
 
     const put = await call(h().app, 'PUT', `/campaign/${ticket}/npai`, { token: a.token });
-    expect(put.body).toEqual({ status: 1, message: 'OK', added_contacts: 2098 });
+    expect(put.body).toEqual({ status: 1, message: 'OK', NPAI: 2098, added_contacts: 2098 });
     const blacklisted = await db
       .selectFrom('blacklist')
       .select('number')
@@ -328,18 +351,24 @@ describeEachDialect('campaign reads', (h) => {
     const ids = async (query = '') => {
       const r = await get(h(), a, `/campaigns${query}`);
       expect(r.body.status, r.body.details).toBe(1);
-      return { ids: r.body.campaigns.map((c: { id: string }) => c.id), total: r.body.totalRecords };
+      // totalRecords: all of the account's campaigns; totalDisplayRecords: those the filters keep.
+      expect(r.body.totalRecords).toBe(3);
+      return { ids: r.body.campaigns.map((c: { id: string }) => c.id), shown: r.body.totalDisplayRecords };
     };
-    expect(await ids()).toEqual({ ids: [third, second, first], total: 3 });
-    expect(await ids('?sort=asc')).toEqual({ ids: [first, second, third], total: 3 });
-    expect(await ids('?start=1&length=1')).toEqual({ ids: [second], total: 3 });
-    expect(await ids('?start=3')).toEqual({ ids: [], total: 3 });
-    expect(await ids('?date_start=2030-02-02%2000:00:00')).toEqual({ ids: [third, second], total: 2 });
+    expect(await ids()).toEqual({ ids: [third, second, first], shown: 3 });
+    expect(await ids('?sort=date')).toEqual({ ids: [first, second, third], shown: 3 });
+    expect(await ids('?sort=-date')).toEqual({ ids: [third, second, first], shown: 3 });
+    expect(await ids('?start=1&length=1')).toEqual({ ids: [second], shown: 3 });
+    expect(await ids('?start=3')).toEqual({ ids: [], shown: 3 });
+    expect(await ids('?date_start=2030-02-02%2000:00:00')).toEqual({ ids: [third, second], shown: 2 });
     // date_end is inclusive to the second.
-    expect(await ids('?date_end=2030-02-02%2010:00:00&sort=ASC')).toEqual({ ids: [first, second], total: 2 });
+    expect(await ids('?date_end=2030-02-02%2010:00:00&sort=DATE')).toEqual({
+      ids: [first, second],
+      shown: 2,
+    });
     expect(await ids('?date_start=2030-02-02%2010:00:01&date_end=2030-02-03%2010:00:00')).toEqual({
       ids: [third],
-      total: 1,
+      shown: 1,
     });
     const listed = (await get(h(), a, '/campaigns?length=1')).body.campaigns[0];
     expect(listed).toEqual(await campaignOf(h(), a, third));
@@ -348,7 +377,11 @@ describeEachDialect('campaign reads', (h) => {
       ['?length=1001', /length "1001" must be a whole number from 1 to 1000/],
       ['?length=0', /length "0"/],
       ['?start=x', /start "x"/],
-      ['?sort=newest', /sort "newest" must be asc or desc/],
+      [
+        '?sort=asc',
+        /sort "asc" must be one of id, date, text, cost, status, with a leading - to sort descending/,
+      ],
+      ['?sort=--date', /sort "--date"/],
       ['?date_start=2030-02-30%2000:00:00', /date_start "2030-02-30 00:00:00" must be a date/],
       ['?date_end=yesterday', /date_end "yesterday" must be a date/],
       ['?date_start=2030-02-03%2000:00:00&date_end=2030-02-01%2000:00:00', /is after date_end/],
@@ -378,7 +411,11 @@ describeEachDialect('campaign reads', (h) => {
       expect(r.body.status, `${method} ${url}`).toBe(-5);
       expect(r.body.details).toMatch(/^campaign ".+" not found$/);
     }
-    expect((await get(h(), a, '/campaigns')).body).toMatchObject({ campaigns: [], totalRecords: 0 });
+    expect((await get(h(), a, '/campaigns')).body).toMatchObject({
+      campaigns: [],
+      totalRecords: 0,
+      totalDisplayRecords: 0,
+    });
     expect(await campaignOf(h(), b, theirs)).toMatchObject({ status: 'scheduled', total: 1 });
     expect((await call(h().app, 'GET', '/credits', { token: b.token })).body.credits).toBe(9);
   });
@@ -420,11 +457,11 @@ describeEachDialect('campaign reads', (h) => {
     const [jOne, xOne] = await both('GET', `/campaign/${ticket}`);
     expect(xOne.body).toEqual(asXmlWouldSay(jOne.body));
     expectSame(await both('GET', '/campaigns'), 'campaigns');
-    expectSame(await both('GET', `/campaign/${ticket}/mo`), 'mo');
-    expectSame(await both('GET', `/campaign/${ticket}/blacklist`), 'blacklist');
-    expectSame(await both('GET', `/campaign/${ticket}/npai`), 'npai');
+    expectSame(await both('GET', `/campaign/${ticket}/mo`), 'replies');
+    expectSame(await both('GET', `/campaign/${ticket}/blacklist`), 'stops');
+    expectSame(await both('GET', `/campaign/${ticket}/npai`), 'npais');
     const [jPut, xPut] = await both('PUT', `/campaign/${ticket}/npai`);
-    expect(jPut.body).toEqual({ status: 1, message: 'OK', added_contacts: 2 });
-    expect(xPut.body).toEqual({ status: '1', message: 'OK', added_contacts: '0' });
+    expect(jPut.body).toEqual({ status: 1, message: 'OK', NPAI: 2, added_contacts: 2 });
+    expect(xPut.body).toEqual({ status: '1', message: 'OK', NPAI: '0', added_contacts: '0' });
   });
 });

@@ -279,10 +279,11 @@ describeEachDialect('send: filtering', (h) => {
     });
     expect(again.body).toMatchObject({ status: 1, added_contacts: 1 });
     const list = await call(h().app, 'GET', '/blacklist', { token: a.token });
-    expect(list.body.blacklist.map((e: { number: string }) => e.number)).toEqual([fr(7), fr(8)]);
-    expect((await call(h().app, 'GET', '/npai', { token: a.token })).body.npai).toEqual([]);
+    expect(list.body.list.map((e: { destination: string }) => e.destination)).toEqual([fr(7), fr(8)]);
+    expect(list.body).toMatchObject({ totalRecords: 2, totalDisplayRecords: 2 });
+    expect((await call(h().app, 'GET', '/npai', { token: a.token })).body.list).toEqual([]);
     const other = await h().account();
-    expect((await call(h().app, 'GET', '/blacklist', { token: other.token })).body.blacklist).toEqual([]);
+    expect((await call(h().app, 'GET', '/blacklist', { token: other.token })).body.list).toEqual([]);
   });
 });
 

@@ -50,7 +50,7 @@ describeEachDialect('pigeon CLI', (h) => {
         token: expect.stringMatching(/^[0-9A-Za-z]{43}$/),
       });
       const credits = await call(h().app, 'GET', '/credits', { token: created.token });
-      expect(credits.body).toEqual({ status: 1, message: 'OK', credits: 250 });
+      expect(credits.body).toEqual({ status: 1, message: 'OK', credits: 250, postpaid: '0', unlimited: '0' });
       const tokens = await call(h().app, 'GET', '/token', { token: created.token });
       expect(tokens.body.tokens.map((t: { name: string }) => t.name)).toEqual(['default']);
     },

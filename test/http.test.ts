@@ -22,11 +22,11 @@ describeEachDialect('wire rules', (h) => {
   it('GET /credits answers with the balance, in JSON or XML by Accept', async () => {
     const a = await h().account({ credits: 42 });
     const json = await call(h().app, 'GET', '/credits', { token: a.token });
-    expect(json.body).toEqual({ status: 1, message: 'OK', credits: 42 });
+    expect(json.body).toEqual({ status: 1, message: 'OK', credits: 42, postpaid: '0', unlimited: '0' });
     const xml = await call(h().app, 'GET', '/credits', { token: a.token, accept: 'application/xml' });
     expect(xml.contentType).toContain('application/xml');
     expect(xml.raw).toContain(
-      '<response><status>1</status><message>OK</message><credits>42</credits></response>',
+      '<response><status>1</status><message>OK</message><credits>42</credits><postpaid>0</postpaid><unlimited>0</unlimited></response>',
     );
   });
 

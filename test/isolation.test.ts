@@ -28,7 +28,7 @@ describeEachDialect('tenant isolation', (h) => {
     const a = await h().account();
     const b = await h().account();
     const bTokens = (await call(h().app, 'GET', '/token', { token: b.token })).body.tokens;
-    const id = bTokens[0].token_id;
+    const id = bTokens[0].api_token_id;
     expect((await call(h().app, 'GET', `/token/${id}`, { token: a.token })).body.status).toBe(-5);
     expect((await call(h().app, 'DELETE', `/token/${id}`, { token: a.token })).body.status).toBe(-5);
     expect((await call(h().app, 'GET', '/token', { token: a.token })).body.tokens).toHaveLength(1);

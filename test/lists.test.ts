@@ -21,8 +21,12 @@ async function messagesOf(h: Harness, ticket: string) {
     .execute();
 }
 
+/** An XML answer's repeated element as an array, however many times it was repeated. */
+const many = (value: unknown): unknown[] =>
+  Array.isArray(value) ? value : value === undefined || value === '' ? [] : [value];
+
 describeEachDialect('lists', (h) => {
-  it('POST /list stores valid contacts and counts invalid and duplicate ones', async () => {
+  it('POST /list stores valid contacts and counts invalid and duplicate ones; GET /list/:id reads them back', async () => {
     const a = await h().account();
     const r = await createList(h(), a, [
       { value: fr(1), info1: 'Ann' },
@@ -34,34 +38,84 @@ describeEachDialect('lists', (h) => {
     expect(r.body).toEqual({
       status: 1,
       message: 'OK',
-      id: expect.any(String),
+      id: expect.stringMatching(/^[1-9][0-9]*$/),
       contacts: 2,
       invalid: 2,
       duplicates: 1,
     });
     const page = await call(h().app, 'GET', `/list/${r.body.id}`, { token: a.token });
-    expect(page.body).toMatchObject({ status: 1, list_id: r.body.id, name: 'Clients', total: 2 });
-    expect(page.body.contacts).toEqual([
-      { contact_id: expect.any(String), value: fr(1), info1: 'Ann', info2: '', info3: '', info4: '' },
-      { contact_id: expect.any(String), value: fr(2), info1: 'Bob', info2: 'Paris', info3: '', info4: '' },
-    ]);
+    expect(page.body).toEqual({
+      status: 1,
+      message: 'OK',
+      list: [
+        {
+          id: expect.stringMatching(/^[1-9][0-9]*$/),
+          destination: fr(1),
+          info1: 'Ann',
+          info2: '',
+          info3: '',
+          info4: '',
+        },
+        {
+          id: expect.stringMatching(/^[1-9][0-9]*$/),
+          destination: fr(2),
+          info1: 'Bob',
+          info2: 'Paris',
+          info3: '',
+          info4: '',
+        },
+      ],
+      name: 'Clients',
+      contacts: 2,
+      totalRecords: 2,
+      totalDisplayRecords: 2,
+    });
+    expect(Number(page.body.list[0].id)).toBeLessThan(Number(page.body.list[1].id));
   });
 
-  it('with listId, POST /list adds to that list; numbers it holds are duplicates', async () => {
+  it('with listId or list_id, POST /list adds to that list; numbers it holds are duplicates', async () => {
     const a = await h().account();
     const first = await createList(h(), a, [{ value: fr(1) }]);
     const added = await createList(h(), a, [{ value: fr(1) }, { value: fr(3) }], { listId: first.body.id });
-    expect(added.body).toMatchObject({
+    expect(added.body).toEqual({
       status: 1,
+      message: 'OK',
       id: first.body.id,
       contacts: 1,
       duplicates: 1,
       invalid: 0,
     });
+    const snake = await createList(h(), a, [{ value: fr(3) }, { value: fr(4) }], {
+      list_id: Number(first.body.id),
+    });
+    expect(snake.body).toMatchObject({ status: 1, id: first.body.id, contacts: 1, duplicates: 1 });
     const page = await call(h().app, 'GET', `/list/${first.body.id}`, { token: a.token });
-    expect(page.body.total).toBe(2);
-    const missingName = await createList(h(), a, [{ value: fr(1) }], {});
-    expect(missingName.body).toMatchObject({ status: -7, details: 'list.name is required to create a list' });
+    expect(page.body).toMatchObject({ contacts: 3, totalRecords: 3, totalDisplayRecords: 3 });
+    const both = await createList(h(), a, [{ value: fr(5) }], { listId: first.body.id, list_id: '999999' });
+    expect(both.body).toMatchObject({
+      status: -7,
+      details: `list.listId "${first.body.id}" and list.list_id "999999" name different lists`,
+    });
+    const unknown = await createList(h(), a, [{ value: fr(5) }], { list_id: '999999' });
+    expect(unknown.body).toMatchObject({ status: -5, details: 'list "999999" not found' });
+  });
+
+  it('a list created without a name is named after its creation date and time, in TIMEZONE', async () => {
+    const a = await h().account();
+    // 08:30:05 UTC is 10:30:05 in Paris in July (summer time).
+    h().clock.set(Date.UTC(2026, 6, 14, 8, 30, 5));
+    const unnamed = await createList(h(), a, [{ value: fr(1) }], {});
+    const blank = await createList(h(), a, [], { name: '  ' });
+    const lists = await call(h().app, 'GET', '/lists', { token: a.token });
+    expect(lists.body.lists).toEqual([
+      { id: unnamed.body.id, name: '2026-07-14 10:30:05', date: '2026-07-14 10:30:05', count: 1 },
+      { id: blank.body.id, name: '2026-07-14 10:30:05', date: '2026-07-14 10:30:05', count: 0 },
+    ]);
+    const long = await createList(h(), a, [], { name: 'n'.repeat(101) });
+    expect(long.body).toMatchObject({
+      status: -7,
+      details: expect.stringMatching(/^list\.name ".*" is longer than 100 characters$/),
+    });
   });
 
   it('GET /list/:id pages contacts with start and length', async () => {
@@ -69,24 +123,76 @@ describeEachDialect('lists', (h) => {
     const gsm = [...Array(7)].map((_, n) => ({ value: fr(n) }));
     const r = await createList(h(), a, gsm);
     const page = await call(h().app, 'GET', `/list/${r.body.id}?start=2&length=3`, { token: a.token });
-    expect(page.body.total).toBe(7);
-    expect(page.body.contacts.map((c: { value: string }) => c.value)).toEqual([fr(2), fr(3), fr(4)]);
+    expect(page.body).toMatchObject({ contacts: 7, totalRecords: 7, totalDisplayRecords: 7 });
+    expect(page.body.list.map((c: { destination: string }) => c.destination)).toEqual([fr(2), fr(3), fr(4)]);
     const bad = await call(h().app, 'GET', `/list/${r.body.id}?length=5000`, { token: a.token });
-    expect(bad.body.status).toBe(-7);
+    expect(bad.body).toMatchObject({
+      status: -7,
+      details: 'length "5000" must be a whole number from 1 to 1000',
+    });
+  });
+
+  it('GET /list/:id with search keeps the contacts whose number or info1…info4 holds it', async () => {
+    const a = await h().account();
+    const r = await createList(h(), a, [
+      { value: fr(11), info1: 'Ann', info2: 'Paris' },
+      { value: fr(12), info1: 'Bob', info3: '50% off' },
+      { value: fr(13), info4: 'paris_nord' },
+      { value: '32470123456', info1: 'Lea' },
+    ]);
+    const search = async (term: string, paging = '') => {
+      const page = await call(
+        h().app,
+        'GET',
+        `/list/${r.body.id}?search=${encodeURIComponent(term)}${paging}`,
+        {
+          token: a.token,
+        },
+      );
+      expect(page.body.status, page.body.details).toBe(1);
+      return page.body;
+    };
+    const paris = await search('PARIS');
+    expect(paris.list.map((c: { destination: string }) => c.destination)).toEqual([fr(11), fr(13)]);
+    expect(paris).toMatchObject({ contacts: 4, totalRecords: 4, totalDisplayRecords: 2 });
+    expect((await search('3247')).list.map((c: { destination: string }) => c.destination)).toEqual([
+      '32470123456',
+    ]);
+    // `%` and `_` are plain characters, not wildcards.
+    expect((await search('50%')).list.map((c: { info1: string }) => c.info1)).toEqual(['Bob']);
+    expect((await search('s_n')).list.map((c: { info4: string }) => c.info4)).toEqual(['paris_nord']);
+    expect((await search('%')).totalDisplayRecords).toBe(1);
+    expect((await search('nobody')).list).toEqual([]);
+    const second = await search('336', '&start=1&length=1');
+    expect(second).toMatchObject({ totalRecords: 4, totalDisplayRecords: 3 });
+    expect(second.list.map((c: { destination: string }) => c.destination)).toEqual([fr(12)]);
+    expect((await search('')).totalDisplayRecords).toBe(4);
+    const long = await call(h().app, 'GET', `/list/${r.body.id}?search=${'x'.repeat(101)}`, {
+      token: a.token,
+    });
+    expect(long.body).toMatchObject({
+      status: -7,
+      details: expect.stringMatching(/^search ".*" is longer than 100 characters$/),
+    });
   });
 
   it('GET /lists shows the account lists with their sizes', async () => {
     const a = await h().account();
+    h().clock.set(Date.UTC(2026, 0, 5, 9, 0, 0));
     const one = await createList(h(), a, [{ value: fr(1) }, { value: fr(2) }], { name: 'One' });
     const two = await createList(h(), a, [], { name: 'Two' });
     const r = await call(h().app, 'GET', '/lists', { token: a.token });
-    expect(r.body.lists).toEqual([
-      { list_id: one.body.id, name: 'One', created_at: expect.any(String), count: 2 },
-      { list_id: two.body.id, name: 'Two', created_at: expect.any(String), count: 0 },
-    ]);
+    expect(r.body).toEqual({
+      status: 1,
+      message: 'OK',
+      lists: [
+        { id: one.body.id, name: 'One', date: '2026-01-05 10:00:00', count: 2 },
+        { id: two.body.id, name: 'Two', date: '2026-01-05 10:00:00', count: 0 },
+      ],
+    });
   });
 
-  it('POST /list reads XML and answers in XML like JSON', async () => {
+  it('POST /list, GET /list/:id and GET /lists answer in XML as in JSON', async () => {
     const a = await h().account();
     const json = await createList(h(), a, [{ value: fr(1), info1: 'Ann' }, { value: 'x' }]);
     const xml = await call(h().app, 'POST', '/list', {
@@ -99,8 +205,56 @@ describeEachDialect('lists', (h) => {
       ...Object.fromEntries(Object.entries(json.body).map(([k, v]) => [k, String(v)])),
       id: undefined,
     });
-    const page = await call(h().app, 'GET', `/list/${xml.body.id}`, { token: a.token });
-    expect(page.body.contacts[0]).toMatchObject({ value: fr(1), info1: 'Ann' });
+    const added = await call(h().app, 'POST', '/list', {
+      token: a.token,
+      xml: `<list><list_id>${xml.body.id}</list_id><contacts><gsm><value>${fr(2)}</value></gsm></contacts></list>`,
+    });
+    expect(added.body).toMatchObject({ status: '1', id: xml.body.id, contacts: ['1'] });
+
+    const page = await call(h().app, 'GET', `/list/${xml.body.id}`, {
+      token: a.token,
+      accept: 'application/xml',
+    });
+    expect(page.raw).toMatch(/<list><id>\d+<\/id><destination>\d+<\/destination><info1>Ann<\/info1>/);
+    expect({ ...page.body, list: many(page.body.list), contacts: page.body.contacts[0] }).toEqual({
+      status: '1',
+      message: 'OK',
+      list: [
+        {
+          id: expect.stringMatching(/^\d+$/),
+          destination: fr(1),
+          info1: 'Ann',
+          info2: '',
+          info3: '',
+          info4: '',
+        },
+        {
+          id: expect.stringMatching(/^\d+$/),
+          destination: fr(2),
+          info1: '',
+          info2: '',
+          info3: '',
+          info4: '',
+        },
+      ],
+      name: 'Clients',
+      contacts: '2',
+      totalRecords: '2',
+      totalDisplayRecords: '2',
+    });
+    const lists = await call(h().app, 'GET', '/lists', { token: a.token, accept: 'application/xml' });
+    const jsonLists = await call(h().app, 'GET', '/lists', { token: a.token });
+    expect(lists.body.lists).toEqual(
+      jsonLists.body.lists.map((l: Record<string, unknown>) =>
+        Object.fromEntries(Object.entries(l).map(([k, v]) => [k, String(v)])),
+      ),
+    );
+    expect(lists.body.lists).toContainEqual({
+      id: xml.body.id,
+      name: 'Clients',
+      date: expect.any(String),
+      count: '2',
+    });
   });
 });
 
@@ -210,7 +364,7 @@ describeEachDialect('lists: tenant isolation', (h) => {
     expect((await createList(h(), a, [{ value: fr(2) }], { listId: bList.body.id })).body.status).toBe(-5);
     expect((await call(h().app, 'GET', '/lists', { token: a.token })).body.lists).toEqual([]);
     const stillOne = await call(h().app, 'GET', `/list/${bList.body.id}`, { token: b.token });
-    expect(stillOne.body.total).toBe(1);
+    expect(stillOne.body).toMatchObject({ status: 1, contacts: 1, totalRecords: 1 });
     expect((await call(h().app, 'GET', '/credits', { token: a.token })).body.credits).toBe(1000);
   });
 });

@@ -1,6 +1,7 @@
 // Data an older Pigeon stored reads back the same after the migrations that moved it: replies copied out
-// of the webhook outbox into delivery's own table (009), and the CLICKER context of links copied from their
-// messages and contacts onto their own rows (010), on SQLite and on PostgreSQL.
+// of the webhook outbox into delivery's own table (009), the CLICKER context of links copied from their
+// messages and contacts onto their own rows (010), and the lists a campaign used found through its messages'
+// contacts (013), on SQLite and on PostgreSQL.
 import { type Migration, Migrator } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Store } from '../src/store/db.ts';
@@ -171,30 +172,40 @@ for (const dialect of availableDialects()) {
     const get = async (url: string) => (await call(h.app, 'GET', url, { token })).body;
 
     it('replies stored as outbox events before 009 read back the same through /mo, /blacklist and the stop counter', async () => {
+      const noInfo = { info1: '', info2: '', info3: '', info4: '' };
       expect(await get('/campaign/1/mo')).toEqual({
         status: 1,
         message: 'OK',
-        mo: [
-          { date: '2026-03-02 09:15:30', from: '33611111000', message: 'Merci <b> & "bien" reçu' },
-          { date: '2026-03-02 09:16:00', from: '33611111100', message: 'Encore' },
+        replies: [
+          {
+            destination: '33611111000',
+            message: 'Merci <b> & "bien" reçu',
+            date: '2026-03-02 09:15:30',
+            ...noInfo,
+          },
+          { destination: '33611111100', message: 'Encore', date: '2026-03-02 09:16:00', ...noInfo },
         ],
+        totalRecords: 2,
+        totalDisplayRecords: 2,
       });
       expect(await get('/campaign/1/blacklist')).toEqual({
         status: 1,
         message: 'OK',
-        blacklist: [
-          { number: '33611111100', date: '2026-03-02 09:15:30', message: 'STOP' },
-          { number: '33611111000', date: '2026-03-02 09:16:00', message: 'Arrêt' },
+        stops: [
+          { destination: '33611111100', date: '2026-03-02 09:15:30', ...noInfo },
+          { destination: '33611111000', date: '2026-03-02 09:16:00', ...noInfo },
         ],
+        totalRecords: 2,
+        totalDisplayRecords: 2,
       });
-      expect((await get('/campaign/1/mo?start=1&length=1')).mo).toEqual([
-        { date: '2026-03-02 09:16:00', from: '33611111100', message: 'Encore' },
+      expect((await get('/campaign/1/mo?start=1&length=1')).replies).toEqual([
+        { destination: '33611111100', message: 'Encore', date: '2026-03-02 09:16:00', ...noInfo },
       ]);
-      expect((await get('/campaign/2/mo?length=2')).mo).toEqual([
-        { date: '2026-03-02 09:15:30', from: '33611112000', message: 'Autre campagne' },
-        { date: '2026-03-02 09:16:00', from: '33611112000', message: 'n0' },
+      expect((await get('/campaign/2/mo?length=2')).replies).toEqual([
+        { destination: '33611112000', message: 'Autre campagne', date: '2026-03-02 09:15:30', ...noInfo },
+        { destination: '33611112000', message: 'n0', date: '2026-03-02 09:16:00', ...noInfo },
       ]);
-      const tail = (await get(`/campaign/2/mo?start=${manyReplies - 100}&length=1000`)).mo;
+      const tail = (await get(`/campaign/2/mo?start=${manyReplies - 100}&length=1000`)).replies;
       expect(tail.map((r: { message: string }) => r.message)).toEqual(
         Array.from({ length: 101 }, (_, i) => `n${manyReplies - 101 + i}`),
       );
@@ -271,11 +282,27 @@ for (const dialect of availableDialects()) {
     it('a reply after the migration follows the copied ones', async () => {
       h.clock.set(laterReplyAt + 60_000);
       await h.deps.services.delivery.recordInbound({ from: '33611111000', to: 'x', text: 'Re-bonjour' });
-      expect((await get('/campaign/1/mo')).mo.map((r: { message: string }) => r.message)).toEqual([
+      expect((await get('/campaign/1/mo')).replies.map((r: { message: string }) => r.message)).toEqual([
         'Merci <b> & "bien" reçu',
         'Encore',
         'Re-bonjour',
       ]);
+    });
+
+    it('a campaign sent to a list before 013 names that list, found through its contacts; a reply tells the contact', async () => {
+      expect((await get('/campaign/1')).campaign[0].lists).toEqual([]);
+      expect((await get('/campaign/2')).campaign[0].lists).toEqual([{ id: '1' }]);
+      await h.deps.services.delivery.recordInbound({ from: '33611112100', to: 'x', text: 'Ann ici' });
+      const replies = (await get(`/campaign/2/mo?start=${manyReplies}`)).replies;
+      expect(replies.at(-1)).toEqual({
+        destination: '33611112100',
+        message: 'Ann ici',
+        date: expect.any(String),
+        info1: 'Ann',
+        info2: '',
+        info3: 'c "3"',
+        info4: '',
+      });
     });
   });
 }

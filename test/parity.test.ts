@@ -56,7 +56,7 @@ describeEachDialect('JSON and XML parity', (h) => {
     );
     const [list] = await both('GET', '/token', a.token);
     expectSame(await both('GET', '/token', a.token), ['last_used_at']);
-    const id = list.body.tokens[1].token_id;
+    const id = list.body.tokens[1].api_token_id;
     expectSame(await both('GET', `/token/${id}`, a.token), ['last_used_at']);
     const extra = (await call(h().app, 'POST', '/token', { token: a.token, json: { token: { name: 'x' } } }))
       .body;

@@ -51,7 +51,13 @@ describe('pigeon serve', () => {
     const token = await createAccount(env, 'serve@example.com', 7);
     const response = await fetch(`${apiUrl}/credits`, { headers: { Authorization: `Bearer ${token}` } });
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ status: 1, message: 'OK', credits: 7 });
+    expect(await response.json()).toEqual({
+      status: 1,
+      message: 'OK',
+      credits: 7,
+      postpaid: '0',
+      unlimited: '0',
+    });
     const xml = await fetch(`${apiUrl}/credits`, {
       headers: { Authorization: token, Accept: 'application/xml' },
     });

@@ -1,6 +1,9 @@
 import { expect, it } from 'vitest';
 import { hashToken } from '../src/accounts/secrets.ts';
+import { zonedTime } from '../src/shared/zoned-time.ts';
 import { call, describeEachDialect } from './helpers/harness.ts';
+
+const wallTime = (zone: string, ms: number) => zonedTime(zone).wallTime(ms);
 
 describeEachDialect('tokens and authentication', (h) => {
   it('POST /token returns a new token that authenticates, in JSON and in XML', async () => {
@@ -102,16 +105,81 @@ describeEachDialect('tokens and authentication', (h) => {
     expect(after.body).toMatchObject({ status: -1, details: 'unknown or revoked API token' });
   });
 
-  it('GET /token lists tokens without their secrets; GET /token/:id reads one', async () => {
+  it("GET /token lists tokens in SMSFactor's shape without their secrets; GET /token/:id reads one", async () => {
     const a = await h().account();
-    await call(h().app, 'POST', '/token', { token: a.token, json: { token: { name: 'second', ttl: 3600 } } });
+    const createdAt = h().clock.now();
+    const second = await call(h().app, 'POST', '/token', {
+      token: a.token,
+      json: { token: { name: 'second', ttl: 3600, allowed_ips: ['10.0.0.0/8'] } },
+    });
+    expect(second.body).toEqual({
+      status: 1,
+      message: 'OK',
+      token: expect.stringMatching(/^[0-9A-Za-z]{43}$/),
+      token_id: expect.stringMatching(/^\d+$/),
+      allowed_ips: ['10.0.0.0/8'],
+    });
     const list = await call(h().app, 'GET', '/token', { token: a.token });
-    expect(list.body.tokens.map((t: { name: string }) => t.name)).toEqual(['default', 'second']);
     expect(list.raw).not.toContain(a.token);
-    const second = list.body.tokens[1];
-    expect(second.expires_at).toBe(new Date(h().clock.now() + 3_600_000).toISOString());
-    const one = await call(h().app, 'GET', `/token/${second.token_id}`, { token: a.token });
-    expect(one.body.token).toEqual(second);
+    expect(list.raw).not.toContain(second.body.token);
+    const wall = (ms: number) => wallTime(h().config.TIMEZONE, ms);
+    expect(list.body.tokens).toEqual([
+      {
+        api_token_id: expect.stringMatching(/^\d+$/),
+        name: 'default',
+        created_at: expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/),
+        expired_at: null,
+        ttl: null,
+        is_active: 1,
+        allowed_ips: [],
+        // The listing itself used the default token: it was last used now.
+        last_used_at: wall(h().clock.now()),
+      },
+      {
+        api_token_id: second.body.token_id,
+        name: 'second',
+        created_at: wall(createdAt),
+        expired_at: wall(createdAt + 3_600_000),
+        ttl: 3600,
+        is_active: 1,
+        allowed_ips: ['10.0.0.0/8'],
+        last_used_at: null,
+      },
+    ]);
+    const one = await call(h().app, 'GET', `/token/${second.body.token_id}`, { token: a.token });
+    expect(one.body).toEqual({ status: 1, message: 'OK', token: list.body.tokens[1] });
+
+    // Expired, it is listed as inactive.
+    h().clock.advance(3_600_000);
+    const later = await call(h().app, 'GET', `/token/${second.body.token_id}`, { token: a.token });
+    expect(later.body.token).toMatchObject({
+      is_active: 0,
+      ttl: 3600,
+      expired_at: wall(createdAt + 3_600_000),
+    });
+
+    const xml = await call(h().app, 'GET', '/token', { token: a.token, accept: 'application/xml' });
+    expect(xml.body.status).toBe('1');
+    expect(xml.body.tokens[1]).toEqual({
+      api_token_id: second.body.token_id,
+      name: 'second',
+      created_at: wall(createdAt),
+      expired_at: wall(createdAt + 3_600_000),
+      ttl: '3600',
+      is_active: '0',
+      allowed_ips: '10.0.0.0/8',
+      last_used_at: '',
+    });
+    const xmlOne = await call(h().app, 'GET', `/token/${second.body.token_id}`, {
+      token: a.token,
+      accept: 'application/xml',
+    });
+    expect(xmlOne.body.token).toEqual(xml.body.tokens[1]);
+    const xmlCreated = await call(h().app, 'POST', '/token', {
+      token: a.token,
+      xml: '<token><name>x</name><allowed_ips>10.1.0.0/16</allowed_ips><allowed_ips>::1</allowed_ips></token>',
+    });
+    expect(xmlCreated.body).toMatchObject({ status: '1', allowed_ips: ['10.1.0.0/16', '::1'] });
   });
 
   it('a parent creates tokens for its own sub-accounts only', async () => {

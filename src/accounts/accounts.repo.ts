@@ -1,6 +1,6 @@
 // SQL for accounts, the credit ledger, tokens and the balance notification. No rules here.
 
-import type { Selectable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
 import type { Executor } from '../store/db.ts';
 import { runPrepared, slot } from '../store/prepared.ts';
 import type {
@@ -10,12 +10,48 @@ import type {
   TokensTable,
 } from '../store/schema.ts';
 
-export type NewAccount = Omit<Selectable<AccountsTable>, 'id'>;
+export type NewAccount = Omit<Insertable<AccountsTable>, 'id'>;
 
-/** A token with what authenticating its caller needs, its account's parent included. */
+/** What the account object is built from (everything but the password hash). */
+const profileColumns = [
+  'id',
+  'parent_id',
+  'email',
+  'first_name',
+  'last_name',
+  'company',
+  'credits',
+  'unlimited',
+  'locked',
+  'type',
+  'phone',
+  'address1',
+  'address2',
+  'zip',
+  'city',
+  'country_code',
+  'sender',
+  'description',
+] as const;
+
+/** The account columns every send reads (who pays, whether the sender is locked). */
+const findColumns = [
+  'id',
+  'parent_id',
+  'email',
+  'first_name',
+  'last_name',
+  'company',
+  'credits',
+  'unlimited',
+  'locked',
+  'created_at',
+] as const;
+
+/** A token with what authenticating its caller needs, its account's parent and lock included. */
 export interface TokenOwner
   extends Pick<Selectable<TokensTable>, 'account_id' | 'expires_at' | 'allowed_ips' | 'last_used_at'>,
-    Pick<Selectable<AccountsTable>, 'parent_id'> {
+    Pick<Selectable<AccountsTable>, 'parent_id' | 'locked'> {
   token_id: Selectable<TokensTable>['id'];
 }
 
@@ -27,23 +63,13 @@ export const accountsRepo = {
 
   /** By id; on every send (who pays), so compiled once. */
   async find(db: Executor, id: number) {
-    const [row] = await runPrepared<Omit<Selectable<AccountsTable>, 'password_hash'>>(
+    const [row] = await runPrepared<Pick<Selectable<AccountsTable>, (typeof findColumns)[number]>>(
       db,
       'accounts.find',
       (q) =>
         q
           .selectFrom('accounts')
-          .select([
-            'id',
-            'parent_id',
-            'email',
-            'first_name',
-            'last_name',
-            'company',
-            'credits',
-            'unlimited',
-            'created_at',
-          ])
+          .select(findColumns)
           .where('id', '=', slot(0) as unknown as number),
       [id],
     );
@@ -52,6 +78,56 @@ export const accountsRepo = {
 
   findByEmail(db: Executor, email: string) {
     return db.selectFrom('accounts').select(['id']).where('email', '=', email).executeTakeFirst();
+  },
+
+  /** What a sign-in with an e-mail and a password needs. */
+  findCredentials(db: Executor, email: string) {
+    return db
+      .selectFrom('accounts')
+      .select(['id', 'parent_id', 'password_hash', 'locked'])
+      .where('email', '=', email)
+      .executeTakeFirst();
+  },
+
+  /** The account with its profile. */
+  profile(db: Executor, id: number) {
+    return db.selectFrom('accounts').select(profileColumns).where('id', '=', id).executeTakeFirst();
+  },
+
+  /** The direct sub-accounts of `parentId` with their profiles, oldest first. */
+  children(db: Executor, parentId: number) {
+    return db
+      .selectFrom('accounts')
+      .select(profileColumns)
+      .where('parent_id', '=', parentId)
+      .orderBy('id')
+      .execute();
+  },
+
+  /** One direct sub-account of `parentId`, or undefined for any other account. */
+  child(db: Executor, parentId: number, id: number) {
+    return db
+      .selectFrom('accounts')
+      .select(profileColumns)
+      .where('id', '=', id)
+      .where('parent_id', '=', parentId)
+      .executeTakeFirst();
+  },
+
+  /**
+   * Sets the lock of a direct sub-account of `parentId` when it differs; true when this statement changed it
+   * (on PostgreSQL the row stays locked until the transaction ends, so two locks of one account serialize).
+   */
+  async setLocked(db: Executor, parentId: number, id: number, locked: 0 | 1): Promise<boolean> {
+    const rows = await db
+      .updateTable('accounts')
+      .set({ locked })
+      .where('id', '=', id)
+      .where('parent_id', '=', parentId)
+      .where('locked', '!=', locked)
+      .returning('id')
+      .execute();
+    return rows.length > 0;
   },
 
   /** Adds delta (negative to debit) unless that would take the balance below zero; undefined if it would. */
@@ -127,6 +203,7 @@ export const tokensRepo = {
             'tokens.allowed_ips',
             'tokens.last_used_at',
             'accounts.parent_id',
+            'accounts.locked',
           ])
           .where('tokens.token_hash', '=', slot(0)),
       [tokenHash],

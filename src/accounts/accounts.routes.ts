@@ -12,6 +12,34 @@ const TokenBody = Type.Object({
 });
 const IdParams = Type.Object({ id: Type.String() });
 
+// Numbers and flags are read as strings (XML gives strings; JSON numbers are coerced): the service checks
+// them and names the field in its -7.
+const optionalText = Type.Optional(Type.String());
+const AccountBody = Type.Object({
+  account: Type.Object({
+    email: Type.String(),
+    password: Type.String(),
+    firstname: optionalText,
+    lastname: optionalText,
+    company: optionalText,
+    type: optionalText,
+    phone: optionalText,
+    address1: optionalText,
+    address2: optionalText,
+    zip: optionalText,
+    city: optionalText,
+    country_code: optionalText,
+    sender: optionalText,
+    description: optionalText,
+    isChild: optionalText,
+    unlimited: optionalText,
+  }),
+});
+
+const TransferBody = Type.Object({
+  transfer: Type.Object({ to_account: Type.String(), credits: Type.String() }),
+});
+
 const NotificationBody = Type.Object({
   notification: Type.Object({
     alert_trigger: Type.Optional(Type.String()),
@@ -23,7 +51,25 @@ const NotificationBody = Type.Object({
 });
 
 export function accountsRoutes(app: App, accounts: AccountsService): void {
-  app.get('/credits', async (req) => ok({ credits: await accounts.credits(caller(req).accountId) }));
+  app.get('/credits', async (req) => ok(await accounts.creditsView(caller(req))));
+
+  app.get('/account', async (req) => ok({ account: await accounts.account(caller(req)) }));
+  app.post('/account', { schema: { body: AccountBody } }, async (req) =>
+    ok(await accounts.createSubAccount(caller(req), req.body.account)),
+  );
+  app.get('/sub-accounts', async (req) => ok({ 'sub-accounts': await accounts.subAccounts(caller(req)) }));
+  app.get('/sub-accounts/:id', { schema: { params: IdParams } }, async (req) =>
+    ok({ 'sub-account': await accounts.subAccount(caller(req), req.params.id) }),
+  );
+  app.get('/account/:id/lock', { schema: { params: IdParams } }, async (req) =>
+    ok(await accounts.lock(caller(req), req.params.id)),
+  );
+  app.get('/account/:id/unlock', { schema: { params: IdParams } }, async (req) =>
+    ok(await accounts.unlock(caller(req), req.params.id)),
+  );
+  app.post('/account/transfer', { schema: { body: TransferBody } }, async (req) =>
+    ok(await accounts.transfer(caller(req), req.body.transfer)),
+  );
 
   app.post('/token', { schema: { body: TokenBody } }, async (req) =>
     ok(await accounts.createToken(caller(req), req.body.token)),

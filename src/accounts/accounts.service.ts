@@ -7,7 +7,16 @@ import { zonedTime } from '../shared/zoned-time.ts';
 import type { Db, Executor } from '../store/db.ts';
 import { appendEvents } from '../store/outbox.ts';
 import {
+  type AccountRow,
+  accountView,
+  checkCredentials,
+  emailPattern,
+  parseSubAccount,
+  type SubAccountInput,
+} from './account-profile.ts';
+import {
   accountsRepo,
+  type NewAccount,
   type NotificationFields,
   notificationRepo,
   type TokenOwner,
@@ -15,12 +24,37 @@ import {
 } from './accounts.repo.ts';
 import { type BalanceAlert, serializeAlert } from './alert-messages.ts';
 import { alertsRepo, type NewAlertJob } from './alerts.repo.ts';
+import { createPasswordGuard, type PasswordGuardOptions } from './password-guard.ts';
 import { hashPassword, hashToken, ipAllowed, isIpOrCidr, newToken } from './secrets.ts';
 
 export interface TokenRequest {
   name: string;
   ttl?: number;
   allowed_ips?: string[] | string;
+}
+
+/** Legacy body credentials (`sms.authentication`): the account's e-mail and password. */
+export interface LegacyCredentials {
+  username: string;
+  password: string;
+}
+
+/**
+ * What a sub-account's lock does to its queued messages (they are delivery's: `src/deps.ts` wires this to
+ * the delivery service). Both run inside the lock's or the unlock's transaction.
+ */
+export interface HeldMessages {
+  /** Holds the account's queued messages: no worker takes them until they are released. */
+  hold(tx: Executor, accountId: number): Promise<number>;
+  /** Queues the account's held messages again, due when they were. */
+  release(tx: Executor, accountId: number): Promise<number>;
+  /** Told after an unlock committed released messages (a nudge to the delivery worker). */
+  released?(): void;
+}
+
+export interface TransferRequest {
+  to_account: string;
+  credits: string;
 }
 
 export interface NewAccountRequest {
@@ -42,16 +76,26 @@ const touchEveryMs = 60_000;
  */
 const tokenMemoryMs = 1_000;
 const maxTokensInMemory = 10_000;
-const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const maxTokenNameLength = 100;
+
+const lockedAccount = (accountId: number) =>
+  ApiError.auth(`account ${accountId} is locked by its parent account: it cannot use the API until unlocked`);
 
 export type AccountsService = ReturnType<typeof createAccountsService>;
 
-export function createAccountsService(deps: { db: Db; clock: Clock; timezone: string }) {
-  const { db, clock, timezone } = deps;
+export function createAccountsService(deps: {
+  db: Db;
+  clock: Clock;
+  timezone: string;
+  heldMessages: HeldMessages;
+  passwordGuard?: PasswordGuardOptions;
+}) {
+  const { db, clock, timezone, heldMessages } = deps;
 
-  // Whole seconds with the zone's offset, as the DLR and MO events have it.
-  const { isoSecond } = zonedTime(timezone);
+  // Whole seconds with the zone's offset, as the DLR and MO events have it; `Y-m-d H:i:s` for the reads (the
+  // form the Java SDK parses).
+  const { isoSecond, wallTime } = zonedTime(timezone);
+  const passwords = createPasswordGuard({ clock, options: deps.passwordGuard });
 
   // Tokens seen lately, by hash: a send at thousands a second should not read its token each time.
   const knownTokens = new Map<string, { owner: TokenOwner; readAt: number }>();
@@ -67,6 +111,33 @@ export function createAccountsService(deps: { db: Db; clock: Clock; timezone: st
     if (knownTokens.size >= maxTokensInMemory) knownTokens.clear();
     knownTokens.set(tokenHash, { owner, readAt: now });
     return owner;
+  }
+
+  /** A lock or unlock takes effect at once in this process (in others, within `tokenMemoryMs`). */
+  function forgetTokensOf(accountId: number): void {
+    for (const [hash, known] of knownTokens) {
+      if (Number(known.owner.account_id) === accountId) knownTokens.delete(hash);
+    }
+  }
+
+  /** Signs in with legacy body credentials; -1 for a wrong pair, a locked account or a refused username. */
+  async function authenticateLegacy(credentials: LegacyCredentials): Promise<AuthContext> {
+    const username = String(credentials.username ?? '')
+      .trim()
+      .toLowerCase();
+    const password = String(credentials.password ?? '');
+    if (username === '' || password === '') {
+      throw ApiError.auth('sms.authentication needs a username (the account e-mail) and a password');
+    }
+    const account = await accountsRepo.findCredentials(db, username);
+    if (!(await passwords.check(username, password, account?.password_hash))) {
+      throw ApiError.auth('sms.authentication: unknown username or wrong password');
+    }
+    const id = Number(account!.id);
+    if (Number(account!.locked) === 1) throw lockedAccount(id);
+    const parentId = account!.parent_id === null ? null : Number(account!.parent_id);
+    // No token: tokenId 0 (ids start at 1).
+    return { accountId: id, tokenId: 0, parentId };
   }
 
   /**
@@ -95,12 +166,16 @@ export function createAccountsService(deps: { db: Db; clock: Clock; timezone: st
     await alertsRepo.insertJobs(tx, jobs, now);
   }
 
-  /** The account whose credits an account spends: itself, or up its parents while they are unlimited. */
-  async function billedAccount(ex: Executor, accountId: number): Promise<number> {
+  /**
+   * The account whose credits an account spends: itself, or up its parents while they are unlimited. With
+   * `refuseLocked`, a locked account (the first one: the sender) is a -1.
+   */
+  async function billedAccount(ex: Executor, accountId: number, refuseLocked = false): Promise<number> {
     let id = accountId;
     for (let hops = 0; hops < 16; hops++) {
       const account = await accountsRepo.find(ex, id);
       if (!account) throw ApiError.notFound(`account ${id} does not exist`);
+      if (refuseLocked && hops === 0 && Number(account.locked) === 1) throw lockedAccount(id);
       if (!account.unlimited || account.parent_id === null) return id;
       id = account.parent_id;
     }
@@ -142,47 +217,114 @@ export function createAccountsService(deps: { db: Db; clock: Clock; timezone: st
       },
       now,
     );
-    return { token, token_id: idOut(id) };
+    return { token, token_id: idOut(id), allowed_ips: allowed ?? [] };
   }
 
-  const tokenView = (row: NonNullable<Awaited<ReturnType<typeof tokensRepo.find>>>) => ({
-    token_id: idOut(row.id),
-    name: row.name,
-    created_at: new Date(row.created_at).toISOString(),
-    expires_at: row.expires_at === null ? null : new Date(row.expires_at).toISOString(),
-    allowed_ips: row.allowed_ips ? (JSON.parse(row.allowed_ips) as string[]) : [],
-    last_used_at: row.last_used_at === null ? null : new Date(row.last_used_at).toISOString(),
-  });
+  /**
+   * A token as GET /token answers it (never its secret): dates as `Y-m-d H:i:s` in TIMEZONE (the Java SDK
+   * parses `created_at` so), `ttl` in seconds and `expired_at` null for a token that does not expire,
+   * `is_active` 1 until it expires, `last_used_at` null until first used (it is written once a minute at most).
+   */
+  const tokenView = (row: NonNullable<Awaited<ReturnType<typeof tokensRepo.find>>>, now: number) => {
+    const expiresAt = row.expires_at === null ? null : Number(row.expires_at);
+    return {
+      api_token_id: idOut(row.id),
+      name: row.name,
+      created_at: wallTime(Number(row.created_at)),
+      expired_at: expiresAt === null ? null : wallTime(expiresAt),
+      ttl: expiresAt === null ? null : Math.round((expiresAt - Number(row.created_at)) / 1000),
+      is_active: expiresAt === null || expiresAt > now ? 1 : 0,
+      allowed_ips: row.allowed_ips ? (JSON.parse(row.allowed_ips) as string[]) : [],
+      last_used_at: row.last_used_at === null ? null : wallTime(Number(row.last_used_at)),
+    };
+  };
+
+  /** Credits the account can spend: its own, or its paying parent's for an unlimited sub-account. */
+  async function spendable(row: {
+    id: number;
+    credits: number;
+    unlimited: number;
+    parent_id: number | null;
+  }) {
+    if (Number(row.unlimited) !== 1 || row.parent_id === null) return Number(row.credits);
+    const billed = await billedAccount(db, Number(row.id));
+    return Number((await accountsRepo.find(db, billed))!.credits);
+  }
+
+  const subAccountView = async (row: AccountRow & { credits: number; parent_id: number | null }) =>
+    accountView(row, await spendable(row), 'null');
+
+  const notASubAccount = (raw: unknown) =>
+    ApiError.notFound(`account "${String(raw)}" is not a sub-account of this account`);
+
+  const emailTaken = (email: string, prefix: string) =>
+    ApiError.data(`${prefix}email ${email} is already used by an account`);
+
+  /**
+   * Inserts an account and runs `after` in its transaction. The e-mail is checked first; two creations with
+   * one e-mail at once are told apart by the unique index, and the loser gets the same -7.
+   */
+  async function storeAccount<T>(
+    account: NewAccount,
+    prefix: string,
+    after: (tx: Executor, id: number) => Promise<T>,
+  ): Promise<T> {
+    try {
+      return await db.transaction().execute(async (tx) => {
+        if (await accountsRepo.findByEmail(tx, account.email)) throw emailTaken(account.email, prefix);
+        return after(tx, await accountsRepo.insert(tx, account));
+      });
+    } catch (error) {
+      if (!(error instanceof ApiError) && (await accountsRepo.findByEmail(db, account.email))) {
+        throw emailTaken(account.email, prefix);
+      }
+      throw error;
+    }
+  }
+
+  /** Locks or unlocks a direct sub-account of the caller, its queued messages held or released with it. */
+  async function setLock(auth: AuthContext, rawId: string, locked: 0 | 1) {
+    const id = idIn(rawId);
+    if (id === undefined) throw notASubAccount(rawId);
+    const moved = await db.transaction().execute(async (tx) => {
+      if (!(await accountsRepo.setLocked(tx, auth.accountId, id, locked))) {
+        // Already in that state, or not the caller's sub-account.
+        if (!(await accountsRepo.child(tx, auth.accountId, id))) throw notASubAccount(rawId);
+      }
+      // Also when the state was already set: a message queued in a race with the lock is held now.
+      return locked ? heldMessages.hold(tx, id) : heldMessages.release(tx, id);
+    });
+    forgetTokensOf(id);
+    if (!locked && moved > 0) heldMessages.released?.();
+    return { state: locked ? 'locked' : 'unlocked' };
+  }
 
   return {
     billedAccount,
 
+    /** An account from the operator's CLI (any level), with credits and a first token. */
     async createAccount(request: NewAccountRequest): Promise<{ account_id: string; token: string }> {
-      const email = request.email.trim().toLowerCase();
-      if (!emailPattern.test(email)) throw ApiError.data(`email "${request.email}" is not a valid address`);
-      if (request.password.length < 8) throw ApiError.data('password must have at least 8 characters');
+      const email = checkCredentials(request.email, request.password);
       const credits = request.credits ?? 0;
       if (!Number.isSafeInteger(credits) || credits < 0)
         throw ApiError.data('credits must be a non-negative integer');
+      if (request.parentId !== undefined && !(await accountsRepo.find(db, request.parentId))) {
+        throw ApiError.notFound(`parent account ${request.parentId} does not exist`);
+      }
       const passwordHash = await hashPassword(request.password);
-      return db.transaction().execute(async (tx) => {
-        if (request.parentId !== undefined && !(await accountsRepo.find(tx, request.parentId))) {
-          throw ApiError.notFound(`parent account ${request.parentId} does not exist`);
-        }
-        if (await accountsRepo.findByEmail(tx, email))
-          throw ApiError.data(`an account with email ${email} exists`);
-        const now = clock.now();
-        const accountId = await accountsRepo.insert(tx, {
-          parent_id: request.parentId ?? null,
-          email,
-          password_hash: passwordHash,
-          first_name: request.firstName ?? null,
-          last_name: request.lastName ?? null,
-          company: request.company ?? null,
-          credits,
-          unlimited: request.unlimited ? 1 : 0,
-          created_at: now,
-        });
+      const now = clock.now();
+      const account: NewAccount = {
+        parent_id: request.parentId ?? null,
+        email,
+        password_hash: passwordHash,
+        first_name: request.firstName ?? null,
+        last_name: request.lastName ?? null,
+        company: request.company ?? null,
+        credits,
+        unlimited: request.unlimited ? 1 : 0,
+        created_at: now,
+      };
+      return storeAccount(account, '', async (tx, accountId) => {
         if (credits > 0) {
           await accountsRepo.recordLedger(
             tx,
@@ -201,8 +343,137 @@ export function createAccountsService(deps: { db: Db; clock: Clock; timezone: st
       });
     },
 
-    /** Resolves an Authorization value (`Bearer x` or bare `x`) to its account; -1 for anything else. */
-    async authenticate(credential: string | undefined, clientIp: string): Promise<AuthContext> {
+    /**
+     * POST /account: a sub-account of the caller, with no credits (a transfer gives it some) and no token (the
+     * parent creates them with POST /token/account/:id). Sub-accounts have one level, as SMSFactor's.
+     */
+    async createSubAccount(auth: AuthContext, input: SubAccountInput) {
+      if (auth.parentId !== null) {
+        throw ApiError.data(
+          `account ${auth.accountId} is a sub-account: a sub-account cannot have sub-accounts (one level, as SMSFactor)`,
+        );
+      }
+      const { email, profile, unlimited } = parseSubAccount(input);
+      const passwordHash = await hashPassword(input.password);
+      const account: NewAccount = {
+        parent_id: auth.accountId,
+        email,
+        password_hash: passwordHash,
+        ...profile,
+        credits: 0,
+        unlimited,
+        created_at: clock.now(),
+      };
+      const id = await storeAccount(account, 'account.', async (_tx, accountId) => accountId);
+      return { id: idOut(id), active: 1 };
+    },
+
+    /** GET /account: the caller's account object. */
+    async account(auth: AuthContext) {
+      const row = await accountsRepo.profile(db, auth.accountId);
+      if (!row) throw ApiError.notFound(`account ${auth.accountId} does not exist`);
+      return accountView(row, await spendable(row), 'text');
+    },
+
+    /** GET /sub-accounts: the caller's direct sub-accounts, oldest first. */
+    async subAccounts(auth: AuthContext) {
+      const rows = await accountsRepo.children(db, auth.accountId);
+      const views = [];
+      for (const row of rows) views.push(await subAccountView(row));
+      return views;
+    },
+
+    /** GET /sub-accounts/:id: one direct sub-account of the caller (-5 for any other account). */
+    async subAccount(auth: AuthContext, rawId: string) {
+      const id = idIn(rawId);
+      const row = id === undefined ? undefined : await accountsRepo.child(db, auth.accountId, id);
+      if (!row) throw notASubAccount(rawId);
+      return subAccountView(row);
+    },
+
+    /** GET /account/:id/lock: its tokens and credentials answer -1, its queued messages wait. */
+    lock: (auth: AuthContext, rawId: string) => setLock(auth, rawId, 1),
+
+    /** GET /account/:id/unlock: it works again, and its held messages are queued as they were. */
+    unlock: (auth: AuthContext, rawId: string) => setLock(auth, rawId, 0),
+
+    /**
+     * POST /account/transfer: moves credits from the caller to one of its sub-accounts (negative: back), one
+     * ledger line on each side naming the other, in one transaction. Each balance moves by a conditional
+     * UPDATE that refuses to go below zero (the debit's), so concurrent transfers and sends lose nothing; the
+     * caller's row is always updated first, so two transfers never wait on each other crosswise.
+     */
+    async transfer(auth: AuthContext, input: TransferRequest) {
+      const raw = String(input.credits ?? '').trim();
+      if (!/^-?\d{1,15}$/.test(raw) || Number(raw) === 0) {
+        throw ApiError.data(
+          `transfer.credits "${input.credits}" must be a non-zero whole number of credits (negative takes them back)`,
+        );
+      }
+      const amount = Number(raw);
+      const childId = idIn(input.to_account);
+      return db.transaction().execute(async (tx) => {
+        const child = childId === undefined ? undefined : await accountsRepo.find(tx, childId);
+        if (!child || child.parent_id === null || Number(child.parent_id) !== auth.accountId) {
+          throw notASubAccount(input.to_account);
+        }
+        const toChild = childId!;
+        if (Number(child.unlimited) === 1) {
+          throw ApiError.data(
+            `transfer.to_account ${toChild} is an unlimited sub-account: it spends this account's credits, so none are transferred to or from it`,
+          );
+        }
+        const parentBalance = await accountsRepo.addCredits(tx, auth.accountId, -amount);
+        if (parentBalance === undefined) {
+          const available = (await accountsRepo.find(tx, auth.accountId))?.credits ?? 0;
+          throw new ApiError(
+            Status.credits,
+            `this transfer needs ${amount} credits and ${available} are available`,
+          );
+        }
+        const childBalance = await accountsRepo.addCredits(tx, toChild, amount);
+        if (childBalance === undefined) {
+          const has = (await accountsRepo.find(tx, toChild))?.credits ?? 0;
+          throw new ApiError(
+            Status.credits,
+            `sub-account ${toChild} has ${has} credits: ${-amount} cannot be taken back`,
+          );
+        }
+        const now = clock.now();
+        const sides = [
+          { id: auth.accountId, delta: -amount, balance: parentBalance, other: toChild },
+          { id: toChild, delta: amount, balance: childBalance, other: auth.accountId },
+        ];
+        for (const side of sides) {
+          const reason = `transfer ${side.delta < 0 ? 'to' : 'from'} account ${side.other}`;
+          await accountsRepo.recordLedger(
+            tx,
+            {
+              account_id: side.id,
+              delta: side.delta,
+              balance_after: side.balance,
+              reason,
+              campaign_id: null,
+            },
+            now,
+          );
+          // The side that gave alerts as a send would; the side that received re-arms above its trigger.
+          if (side.delta < 0) await alertIfCrossed(tx, side.id, side.balance);
+          else await alertsRepo.rearmIfAbove(tx, side.id, side.balance);
+        }
+        return { credits: parentBalance, child_credits: childBalance };
+      });
+    },
+
+    /**
+     * Resolves an Authorization value (`Bearer x` or bare `x`), or legacy body credentials, to its account;
+     * -1 for anything else, and for a locked account.
+     */
+    async authenticate(
+      credential: string | LegacyCredentials | undefined,
+      clientIp: string,
+    ): Promise<AuthContext> {
+      if (credential !== undefined && typeof credential === 'object') return authenticateLegacy(credential);
       const raw = (credential ?? '').trim().replace(/^Bearer\s+/i, '');
       if (raw === '') throw ApiError.auth('missing API token: send "Authorization: Bearer <token>"');
       const now = clock.now();
@@ -212,6 +483,7 @@ export function createAccountsService(deps: { db: Db; clock: Clock; timezone: st
       if (row.allowed_ips && !ipAllowed(clientIp, JSON.parse(row.allowed_ips) as string[])) {
         throw ApiError.auth(`API token is not allowed from ${clientIp}`);
       }
+      if (Number(row.locked) === 1) throw lockedAccount(row.account_id);
       if (row.last_used_at === null || now - row.last_used_at >= touchEveryMs) {
         await tokensRepo.touch(db, row.token_id, now);
         row.last_used_at = now;
@@ -240,14 +512,15 @@ export function createAccountsService(deps: { db: Db; clock: Clock; timezone: st
     },
 
     async listTokens(auth: AuthContext) {
-      return (await tokensRepo.list(db, auth.accountId)).map(tokenView);
+      const now = clock.now();
+      return (await tokensRepo.list(db, auth.accountId)).map((row) => tokenView(row, now));
     },
 
     async getToken(auth: AuthContext, rawId: string) {
       const id = idIn(rawId);
       const row = id === undefined ? undefined : await tokensRepo.find(db, auth.accountId, id);
       if (!row) throw ApiError.notFound(`token "${rawId}" not found`);
-      return tokenView(row);
+      return tokenView(row, clock.now());
     },
 
     async deleteToken(auth: AuthContext, rawId: string) {
@@ -263,6 +536,17 @@ export function createAccountsService(deps: { db: Db; clock: Clock; timezone: st
     async credits(accountId: number): Promise<number> {
       const billed = await billedAccount(db, accountId);
       return (await accountsRepo.find(db, billed))!.credits;
+    },
+
+    /** GET /credits: the credits the caller can spend; Pigeon is prepaid only. */
+    async creditsView(auth: AuthContext) {
+      const row = await accountsRepo.find(db, auth.accountId);
+      if (!row) throw ApiError.notFound(`account ${auth.accountId} does not exist`);
+      return {
+        credits: await spendable(row),
+        postpaid: '0',
+        unlimited: Number(row.unlimited) === 1 ? '1' : '0',
+      };
     },
 
     async addCredits(accountId: number, amount: number, reason = 'top-up'): Promise<number> {
@@ -287,14 +571,24 @@ export function createAccountsService(deps: { db: Db; clock: Clock; timezone: st
 
     /**
      * Debits `cost` credits inside the caller's transaction, from the account that pays for `accountId`.
-     * Throws -3 when the balance is short; returns who paid and the balance after.
+     * Throws -3 when the balance is short, -1 when `accountId` is locked; returns who paid and the balance
+     * after.
      */
-    async debit(tx: Executor, accountId: number, cost: number, campaignId: number | null) {
-      const billedAccountId = await billedAccount(tx, accountId);
+    /** `reason`: what the ledger line says the credits paid for (a campaign, or a number lookup). */
+    async debit(
+      tx: Executor,
+      accountId: number,
+      cost: number,
+      campaignId: number | null,
+      reason: 'campaign' | 'lookup' = 'campaign',
+    ) {
+      // A send authenticated just before its account was locked stops here, in its own transaction.
+      const billedAccountId = await billedAccount(tx, accountId, true);
       const balance = await accountsRepo.addCredits(tx, billedAccountId, -cost);
       if (balance === undefined) {
         const available = (await accountsRepo.find(tx, billedAccountId))?.credits ?? 0;
-        throw new ApiError(Status.credits, `this send costs ${cost} credits and ${available} are available`);
+        const what = reason === 'lookup' ? 'this lookup' : 'this send';
+        throw new ApiError(Status.credits, `${what} costs ${cost} credits and ${available} are available`);
       }
       if (cost !== 0) {
         await accountsRepo.recordLedger(
@@ -303,7 +597,7 @@ export function createAccountsService(deps: { db: Db; clock: Clock; timezone: st
             account_id: billedAccountId,
             delta: -cost,
             balance_after: balance,
-            reason: 'campaign',
+            reason,
             campaign_id: campaignId,
           },
           clock.now(),

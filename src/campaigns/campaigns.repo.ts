@@ -1,5 +1,5 @@
 // SQL for campaigns, and the account's blacklist and NPAI filters. No rules here.
-import { type Selectable, type SelectQueryBuilder, sql } from 'kysely';
+import { type ExpressionBuilder, type Selectable, sql } from 'kysely';
 import type { Page } from '../shared/paging.ts';
 import type { Executor } from '../store/db.ts';
 import { runPrepared, slot } from '../store/prepared.ts';
@@ -45,16 +45,53 @@ const campaignReadColumns = [
   'created_at',
 ] as const satisfies readonly (keyof CampaignsTable)[];
 
-/** Due times, inclusive, in ms; either end may be open. */
-export interface DueRange {
+/** What GET /campaigns filters on; every field may be absent. */
+export interface CampaignFilter {
+  /** Due times, inclusive, in ms. */
   from?: number;
   to?: number;
+  /** Bounds on the messages the campaign sent (`sent`), inclusive. */
+  sentMin?: number;
+  sentMax?: number;
+  /** Held in the text, without case for ASCII letters. */
+  text?: string;
+  /** Only these campaigns (those that wrote to a destination): at most a thousand, never empty. */
+  ids?: readonly number[];
 }
 
-function inRange<Q extends SelectQueryBuilder<Database, 'campaigns', object>>(query: Q, range: DueRange): Q {
-  let q = query;
-  if (range.from !== undefined) q = q.where('due_at', '>=', range.from) as Q;
-  if (range.to !== undefined) q = q.where('due_at', '<=', range.to) as Q;
+export interface CampaignSort {
+  key: 'id' | 'date' | 'text' | 'cost' | 'status';
+  descending: boolean;
+}
+
+const sortColumn = { id: 'id', date: 'due_at', text: 'text', cost: 'cost', status: 'status' } as const;
+
+/** `column` holds `term`, without case for ASCII letters; `%`, `_` and `!` in the term match themselves. */
+function holds(column: 'text', term: string) {
+  const pattern = `%${term.replace(/[!%_]/g, (c) => `!${c}`)}%`;
+  return sql<boolean>`lower(${sql.ref(column)}) like lower(${pattern}) escape '!'`;
+}
+
+/**
+ * The account check of a lookup by ids. Rows given by id are found by id: compared plainly, `account_id` can
+ * make SQLite's planner (which keeps no statistics) prefer an index on the account, and walk all of its rows.
+ */
+const ownerIs = (accountId: number) => (eb: ExpressionBuilder<Database, 'campaigns' | 'contacts'>) =>
+  eb(sql<number>`${eb.ref('account_id')} + 0`, '=', accountId);
+
+/** The account's campaigns matching the filter. */
+function filtered(db: Executor, accountId: number, filter: CampaignFilter) {
+  let q = db.selectFrom('campaigns');
+  if (filter.ids !== undefined) {
+    q = q.where('id', 'in', filter.ids).where(ownerIs(accountId));
+  } else {
+    q = q.where('account_id', '=', accountId);
+  }
+  if (filter.from !== undefined) q = q.where('due_at', '>=', filter.from);
+  if (filter.to !== undefined) q = q.where('due_at', '<=', filter.to);
+  if (filter.sentMin !== undefined) q = q.where('sent', '>=', filter.sentMin);
+  if (filter.sentMax !== undefined) q = q.where('sent', '<=', filter.sentMax);
+  if (filter.text !== undefined) q = q.where(holds('text', filter.text));
   return q;
 }
 
@@ -103,25 +140,70 @@ export const campaignsRepo = {
     return Number(result.numUpdatedRows) > 0;
   },
 
-  /** How many of the account's campaigns are due within the range. */
-  async count(db: Executor, accountId: number, range: DueRange): Promise<number> {
-    const row = await inRange(db.selectFrom('campaigns'), range)
+  /** How many campaigns the account has. */
+  async countAll(db: Executor, accountId: number): Promise<number> {
+    const row = await db
+      .selectFrom('campaigns')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('account_id', '=', accountId)
       .executeTakeFirstOrThrow();
     return Number(row.n);
   },
 
-  /** A page of the account's campaigns due within the range, by due time then id. */
-  page(db: Executor, accountId: number, range: DueRange, page: Page & { ascending: boolean }) {
-    const direction = page.ascending ? 'asc' : 'desc';
-    return inRange(db.selectFrom('campaigns'), range)
-      .select(campaignReadColumns)
+  /** How many of the account's campaigns match the filter. */
+  async count(db: Executor, accountId: number, filter: CampaignFilter): Promise<number> {
+    const row = await filtered(db, accountId, filter)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  },
+
+  /** A page of the account's campaigns matching the filter, in the order asked, then by id the same way. */
+  page(db: Executor, accountId: number, filter: CampaignFilter, sort: CampaignSort, page: Page) {
+    const direction = sort.descending ? 'desc' : 'asc';
+    let q = filtered(db, accountId, filter).select(campaignReadColumns);
+    if (sort.key !== 'id') q = q.orderBy(sortColumn[sort.key], direction);
+    return q.orderBy('id', direction).limit(page.length).offset(page.start).execute();
+  },
+
+  /** Records the lists a campaign was sent to, in the send's transaction. */
+  async insertLists(db: Executor, accountId: number, campaignId: number, listIds: readonly number[]) {
+    if (listIds.length === 0) return;
+    await db
+      .insertInto('campaign_lists')
+      .values(listIds.map((listId) => ({ campaign_id: campaignId, list_id: listId, account_id: accountId })))
+      .execute();
+  },
+
+  /** The lists each of the campaigns was sent to, by campaign then list id. */
+  listsOf(db: Executor, accountId: number, campaignIds: readonly number[]) {
+    return db
+      .selectFrom('campaign_lists')
+      .select(['campaign_id', 'list_id'])
+      .where('campaign_id', 'in', campaignIds)
       .where('account_id', '=', accountId)
-      .orderBy('due_at', direction)
-      .orderBy('id', direction)
-      .limit(page.length)
-      .offset(page.start)
+      .orderBy('campaign_id')
+      .orderBy('list_id')
+      .execute();
+  },
+
+  /** The fields of the account's contacts with these ids (a contact deleted since is absent). */
+  contactFields(db: Executor, accountId: number, contactIds: readonly number[]) {
+    return db
+      .selectFrom('contacts')
+      .select(['id', 'info1', 'info2', 'info3', 'info4'])
+      .where('id', 'in', contactIds)
+      .where(ownerIs(accountId))
+      .execute();
+  },
+
+  /** Sender and cost of each of the account's campaigns with these ids (what their messages read out). */
+  summaries(db: Executor, accountId: number, campaignIds: readonly number[]) {
+    return db
+      .selectFrom('campaigns')
+      .select(['id', 'sender', 'cost'])
+      .where('id', 'in', campaignIds)
+      .where(ownerIs(accountId))
       .execute();
   },
 

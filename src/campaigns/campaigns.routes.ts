@@ -45,13 +45,24 @@ const SendQuery = Type.Object({
 });
 
 const TicketParams = Type.Object({ ticket: Type.String() });
+const text = Type.Optional(Type.String());
+/** Paging, a period and SMSFactor's `sort`: what every history read takes. */
+const HistoryQuery = { ...PageQuery.properties, date_start: text, date_end: text, sort: text };
 const CampaignsQuery = Type.Object({
-  start: Type.Optional(Type.String()),
-  length: Type.Optional(Type.String()),
-  date_start: Type.Optional(Type.String()),
-  date_end: Type.Optional(Type.String()),
-  sort: Type.Optional(Type.String()),
+  ...HistoryQuery,
+  sms_min: text,
+  sms_max: text,
+  destination: text,
+  text,
 });
+const MessagesQuery = Type.Object({
+  ...HistoryQuery,
+  destination: text,
+  message: text,
+  status: text,
+  country: text,
+});
+const RepliesQuery = Type.Object(HistoryQuery);
 const paged = { params: TicketParams, querystring: PageQuery };
 
 export function campaignsRoutes(app: App, campaigns: CampaignsService): void {
@@ -66,27 +77,22 @@ export function campaignsRoutes(app: App, campaigns: CampaignsService): void {
     ok(await campaigns.campaigns(caller(req), req.query)),
   );
   app.get('/campaign/:ticket/mo', { schema: paged }, async (req) =>
-    ok({
-      mo: await campaigns.campaignReplies(caller(req), req.params.ticket, req.query.start, req.query.length),
-    }),
+    ok(await campaigns.campaignReplies(caller(req), req.params.ticket, req.query.start, req.query.length)),
   );
   app.get('/campaign/:ticket/blacklist', { schema: paged }, async (req) =>
-    ok({
-      blacklist: await campaigns.campaignStops(
-        caller(req),
-        req.params.ticket,
-        req.query.start,
-        req.query.length,
-      ),
-    }),
+    ok(await campaigns.campaignStops(caller(req), req.params.ticket, req.query.start, req.query.length)),
   );
   app.get('/campaign/:ticket/npai', { schema: paged }, async (req) =>
-    ok({
-      npai: await campaigns.campaignNpai(caller(req), req.params.ticket, req.query.start, req.query.length),
-    }),
+    ok(await campaigns.campaignNpai(caller(req), req.params.ticket, req.query.start, req.query.length)),
   );
   app.put('/campaign/:ticket/npai', { schema: { params: TicketParams } }, async (req) =>
     ok(await campaigns.blacklistCampaignNpai(caller(req), req.params.ticket)),
+  );
+  app.get('/messages', { schema: { querystring: MessagesQuery } }, async (req) =>
+    ok(await campaigns.messageHistory(caller(req), req.query)),
+  );
+  app.get('/messages/mo', { schema: { querystring: RepliesQuery } }, async (req) =>
+    ok(await campaigns.replyHistory(caller(req), req.query)),
   );
 
   for (const simulate of [false, true]) {

@@ -10,9 +10,10 @@ import { ApiError, Status } from '../shared/errors.ts';
 import { idIn, idOut } from '../shared/ids.ts';
 import { parseCountries } from '../sms/numbers.ts';
 import { countSegments } from '../sms/segments.ts';
+import { isValidSender } from '../sms/sender.ts';
 import { nextOpening } from '../sms/sending-window.ts';
 import type { Db, Executor } from '../store/db.ts';
-import { createCampaignReads } from './campaign-reads.service.ts';
+import { type CampaignReadsDeps, createCampaignReads } from './campaign-reads.service.ts';
 import { campaignsRepo, filterChunk, filtersRepo } from './campaigns.repo.ts';
 import { dueAt } from './delay.ts';
 import { listsRepo } from './lists.repo.ts';
@@ -64,8 +65,6 @@ interface Recipient {
   contact: (ContactFields & { id: number }) | null;
 }
 
-const alphanumericSender = /^(?=.*[A-Za-z])[A-Za-z0-9]{3,11}$/;
-const numericSender = /^[0-9]{1,15}$/;
 const maxGsmsmsidLength = 100;
 /** How long a read of the send queue's depth serves the sends that follow it. */
 const backlogReadMs = 500;
@@ -91,18 +90,8 @@ export function createCampaignsService(deps: {
   >;
   accounts: Pick<AccountsService, 'debit' | 'credits' | 'refund'>;
   links: Pick<LinksService, 'allocate' | 'store' | 'clickCounts'>;
-  delivery: Pick<
-    DeliveryService,
-    | 'enqueue'
-    | 'cancelUntaken'
-    | 'campaignMessages'
-    | 'stateCounts'
-    | 'npaiPage'
-    | 'npaiNumbers'
-    | 'replies'
-    | 'stopCounts'
-    | 'dueBacklog'
-  >;
+  delivery: Pick<DeliveryService, 'enqueue' | 'cancelUntaken' | 'campaignMessages' | 'dueBacklog'> &
+    CampaignReadsDeps['delivery'];
   /** Told after a commit that queued messages (a nudge to the delivery worker). */
   queued?: () => void;
 }) {
@@ -155,7 +144,7 @@ export function createCampaignsService(deps: {
     }
 
     const senderRaw = (message.sender ?? '').trim();
-    if (senderRaw !== '' && !alphanumericSender.test(senderRaw) && !numericSender.test(senderRaw)) {
+    if (senderRaw !== '' && !isValidSender(senderRaw)) {
       throw ApiError.data(
         `sms.message.sender "${senderRaw}" must be 3 to 11 letters or digits with at least one letter, or up to 15 digits`,
       );
@@ -222,6 +211,7 @@ export function createCampaignsService(deps: {
     counts: FilterCounts,
     simulate: boolean,
     now: number,
+    listIds: readonly number[] = [],
   ): Promise<CampaignResult> {
     const template = compileTemplate(p.text);
     const linkCount = p.links.length;
@@ -271,6 +261,8 @@ export function createCampaignsService(deps: {
       if (debited.billedAccountId !== accountId) {
         await campaignsRepo.setBilledAccount(tx, accountId, campaignId, debited.billedAccountId);
       }
+      // The lists a list send used, for its reads (`lists:[{id}]`).
+      await campaignsRepo.insertLists(tx, accountId, campaignId, listIds);
       const campaign = { id: campaignId, accountId, dueAt: p.dueAt };
       for (let start = 0; start < kept.length; start += writeChunk) {
         const end = Math.min(kept.length, start + writeChunk);
@@ -420,7 +412,7 @@ export function createCampaignsService(deps: {
       }
       checkRecipientCount(contacts.length, 'the lists');
       const { kept, counts } = await filterFor(auth.accountId, contacts);
-      return execute(auth, p, kept, counts, options.simulate, now);
+      return execute(auth, p, kept, counts, options.simulate, now, ids);
     },
 
     /**

@@ -1,5 +1,6 @@
 // SQL for contact lists and the blacklist and NPAI number lists. Every query is scoped by account.
 
+import { sql } from 'kysely';
 import { insertRows } from '../store/bulk-insert.ts';
 import type { Executor } from '../store/db.ts';
 
@@ -15,8 +16,37 @@ export const contactColumns = [
 ] as const;
 
 const contactBatchRows = 2000;
+/** Entries per blacklist/NPAI insert: 8 values each, far below SQLite's 32,766 bound parameters. */
+const entryBatchRows = 1000;
 
 export type NumberList = 'blacklist' | 'npai';
+
+export type InfoKey = 'info1' | 'info2' | 'info3' | 'info4';
+
+/** What a contact update may change; a field left out is not touched. */
+export type ContactChanges = Partial<Record<'number' | InfoKey, string>>;
+
+/** A number to put on the blacklist or NPAI list, with what is known of it. */
+export interface NumberEntry {
+  number: string;
+  info1?: string | null;
+  info2?: string | null;
+  info3?: string | null;
+  info4?: string | null;
+  campaignId?: number | null;
+}
+
+const searchColumns = ['number', 'info1', 'info2', 'info3', 'info4'] as const;
+
+/**
+ * Contacts whose number or info1…info4 holds `term` (letters compared through `lower()` on both sides, so
+ * the same on SQLite and PostgreSQL for ASCII). `%`, `_` and the escape character match themselves.
+ */
+function holds(term: string) {
+  const pattern = `%${term.replace(/[!%_]/g, (c) => `!${c}`)}%`;
+  const tests = searchColumns.map((c) => sql`lower(${sql.ref(c)}) like lower(${pattern}) escape '!'`);
+  return sql<boolean>`(${sql.join(tests, sql` or `)})`;
+}
 
 export const listsRepo = {
   async insert(db: Executor, accountId: number, name: string, now: number): Promise<number> {
@@ -84,16 +114,34 @@ export const listsRepo = {
       .execute();
   },
 
-  contactsPage(db: Executor, accountId: number, listId: number, start: number, length: number) {
-    return db
+  /** A page of the list's contacts in id order, only those holding `search` when one is given. */
+  contactsPage(
+    db: Executor,
+    accountId: number,
+    listId: number,
+    start: number,
+    length: number,
+    search: string | undefined,
+  ) {
+    let query = db
       .selectFrom('contacts')
-      .select(['id', 'number', 'info1', 'info2', 'info3', 'info4', 'created_at'])
+      .select(['id', 'number', 'info1', 'info2', 'info3', 'info4'])
+      .where('account_id', '=', accountId)
+      .where('list_id', '=', listId);
+    if (search !== undefined) query = query.where(holds(search));
+    return query.orderBy('id').limit(length).offset(start).execute();
+  },
+
+  /** How many of the list's contacts hold `search`. */
+  async countMatching(db: Executor, accountId: number, listId: number, search: string): Promise<number> {
+    const row = await db
+      .selectFrom('contacts')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('account_id', '=', accountId)
       .where('list_id', '=', listId)
-      .orderBy('id')
-      .limit(length)
-      .offset(start)
-      .execute();
+      .where(holds(search))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
   },
 
   /** Which of `numbers` the list already holds. */
@@ -108,26 +156,150 @@ export const listsRepo = {
     return rows.map((r) => r.number);
   },
 
+  /** Deletes up to `limit` of the account's contacts added before `before`; returns how many (retention). */
+  async purgeOlder(db: Executor, accountId: number, before: number, limit: number): Promise<number> {
+    const result = await db
+      .deleteFrom('contacts')
+      .where('id', 'in', (eb) =>
+        eb
+          .selectFrom('contacts')
+          .select('id')
+          .where('account_id', '=', accountId)
+          .where('created_at', '<', before)
+          .limit(limit),
+      )
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  },
+
   /** Rows as values in `contactColumns` order. */
   insertContacts(db: Executor, rows: readonly unknown[][]): Promise<void> {
     return insertRows(db, 'contacts', contactColumns, rows, contactBatchRows);
+  },
+
+  /** Deletes the list and its contacts (two set-based statements); returns whether the list was there. */
+  async remove(db: Executor, accountId: number, listId: number): Promise<boolean> {
+    await db
+      .deleteFrom('contacts')
+      .where('account_id', '=', accountId)
+      .where('list_id', '=', listId)
+      .execute();
+    const result = await db
+      .deleteFrom('lists')
+      .where('account_id', '=', accountId)
+      .where('id', '=', listId)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  },
+
+  /** Deletes every contact whose number a lower contact id of the same list holds; returns how many. */
+  async deduplicate(db: Executor, accountId: number, listId: number): Promise<number> {
+    const result = await db
+      .deleteFrom('contacts')
+      .where('account_id', '=', accountId)
+      .where('list_id', '=', listId)
+      .where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom('contacts as earlier')
+            .select('earlier.id')
+            .whereRef('earlier.list_id', '=', 'contacts.list_id')
+            .whereRef('earlier.number', '=', 'contacts.number')
+            .whereRef('earlier.id', '<', 'contacts.id'),
+        ),
+      )
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  },
+
+  /** Deletes the list's contacts whose number is on the account's NPAI list; returns how many. */
+  async removeNpai(db: Executor, accountId: number, listId: number): Promise<number> {
+    const result = await db
+      .deleteFrom('contacts')
+      .where('account_id', '=', accountId)
+      .where('list_id', '=', listId)
+      .where('number', 'in', (eb) =>
+        eb.selectFrom('npai').select('npai.number').where('npai.account_id', '=', accountId),
+      )
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  },
+
+  findContact(db: Executor, accountId: number, contactId: number) {
+    return db
+      .selectFrom('contacts')
+      .select(['id', 'list_id'])
+      .where('account_id', '=', accountId)
+      .where('id', '=', contactId)
+      .executeTakeFirst();
+  },
+
+  /** Returns how many contacts were changed: 0 when the account has no such contact. */
+  async updateContact(
+    db: Executor,
+    accountId: number,
+    contactId: number,
+    changes: ContactChanges,
+  ): Promise<number> {
+    const result = await db
+      .updateTable('contacts')
+      .set(changes)
+      .where('account_id', '=', accountId)
+      .where('id', '=', contactId)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  },
+
+  /** Returns how many contacts were deleted: 0 when the account has no such contact. */
+  async removeContact(db: Executor, accountId: number, contactId: number): Promise<number> {
+    const result = await db
+      .deleteFrom('contacts')
+      .where('account_id', '=', accountId)
+      .where('id', '=', contactId)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
   },
 };
 
 export const numberListsRepo = {
   /** Adds numbers the list does not hold yet; returns how many were added. */
-  async add(
+  add(
     db: Executor,
     list: NumberList,
     accountId: number,
     numbers: readonly string[],
     now: number,
+    campaignId: number | null = null,
+  ): Promise<number> {
+    return numberListsRepo.addEntries(
+      db,
+      list,
+      accountId,
+      numbers.map((number) => ({ number, campaignId })),
+      now,
+    );
+  },
+
+  /** Adds entries whose number the list does not hold yet (a number already there keeps its entry). */
+  async addEntries(
+    db: Executor,
+    list: NumberList,
+    accountId: number,
+    entries: readonly NumberEntry[],
+    now: number,
   ): Promise<number> {
     let added = 0;
-    for (let i = 0; i < numbers.length; i += 1000) {
-      const values = numbers
-        .slice(i, i + 1000)
-        .map((number) => ({ account_id: accountId, number, created_at: now }));
+    for (let i = 0; i < entries.length; i += entryBatchRows) {
+      const values = entries.slice(i, i + entryBatchRows).map((e) => ({
+        account_id: accountId,
+        number: e.number,
+        info1: e.info1 ?? null,
+        info2: e.info2 ?? null,
+        info3: e.info3 ?? null,
+        info4: e.info4 ?? null,
+        campaign_id: e.campaignId ?? null,
+        created_at: now,
+      }));
       const result = await db
         .insertInto(list)
         .values(values)
@@ -141,11 +313,41 @@ export const numberListsRepo = {
   page(db: Executor, list: NumberList, accountId: number, start: number, length: number) {
     return db
       .selectFrom(list)
-      .select(['id', 'number', 'created_at'])
+      .select(['id', 'number', 'info1', 'info2', 'info3', 'info4', 'campaign_id', 'created_at'])
       .where('account_id', '=', accountId)
       .orderBy('id')
       .limit(length)
       .offset(start)
       .execute();
+  },
+
+  async count(db: Executor, list: NumberList, accountId: number): Promise<number> {
+    const row = await db
+      .selectFrom(list)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('account_id', '=', accountId)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  },
+
+  /** Which of `numbers` the account's list holds. */
+  async present(db: Executor, list: NumberList, accountId: number, numbers: readonly string[]) {
+    const rows = await db
+      .selectFrom(list)
+      .select('number')
+      .where('account_id', '=', accountId)
+      .where('number', 'in', numbers)
+      .execute();
+    return rows.map((r) => r.number);
+  },
+
+  /** Returns how many entries were deleted: 0 when the account has no such entry. */
+  async remove(db: Executor, list: NumberList, accountId: number, id: number): Promise<number> {
+    const result = await db
+      .deleteFrom(list)
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
   },
 };

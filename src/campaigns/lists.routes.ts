@@ -2,31 +2,44 @@ import Type from 'typebox';
 import { ok } from '../http/envelope.ts';
 import { type App, caller } from '../http/types.ts';
 import { PageQuery } from '../shared/paging.ts';
-import type { ListsService } from './lists.service.ts';
+import type { ContactInput, ListsService } from './lists.service.ts';
 
 const Info = Type.Optional(Type.String());
+const Contact = Type.Object({ value: Type.String(), info1: Info, info2: Info, info3: Info, info4: Info });
+const Contacts = Type.Object({ gsm: Type.Optional(Type.Array(Contact)) });
 const ListBody = Type.Object({
   list: Type.Object({
     name: Type.Optional(Type.String()),
     listId: Type.Optional(Type.String()),
-    contacts: Type.Optional(
-      Type.Object({
-        gsm: Type.Optional(
-          Type.Array(
-            Type.Object({ value: Type.String(), info1: Info, info2: Info, info3: Info, info4: Info }),
-          ),
-        ),
-      }),
-    ),
+    list_id: Type.Optional(Type.String()),
+    contacts: Type.Optional(Contacts),
   }),
 });
+const ContactFields = Type.Object({
+  destination: Type.Optional(Type.String()),
+  info1: Info,
+  info2: Info,
+  info3: Info,
+  info4: Info,
+});
+/** `{contact:{…}}`, or the same fields flat at the top of the body. */
+const ContactBody = Type.Object({
+  contact: Type.Optional(ContactFields),
+  destination: Type.Optional(Type.String()),
+  info1: Info,
+  info2: Info,
+  info3: Info,
+  info4: Info,
+});
 const IdParams = Type.Object({ id: Type.String() });
-const Numbers = Type.Object({
-  contacts: Type.Object({ gsm: Type.Array(Type.Object({ value: Type.String() })) }),
+const ListQuery = Type.Object({
+  start: Type.Optional(Type.String()),
+  length: Type.Optional(Type.String()),
+  search: Type.Optional(Type.String()),
 });
 const numbersBodies = {
-  blacklist: Type.Object({ blacklist: Numbers }),
-  npai: Type.Object({ npai: Numbers }),
+  blacklist: Type.Object({ blacklist: Type.Object({ contacts: Contacts }) }),
+  npai: Type.Object({ npai: Type.Object({ contacts: Contacts }) }),
 };
 
 export function listsRoutes(app: App, lists: ListsService): void {
@@ -34,17 +47,46 @@ export function listsRoutes(app: App, lists: ListsService): void {
     ok(await lists.saveList(caller(req), req.body.list)),
   );
   app.get('/lists', async (req) => ok({ lists: await lists.lists(caller(req)) }));
-  app.get('/list/:id', { schema: { params: IdParams, querystring: PageQuery } }, async (req) =>
-    ok(await lists.list(caller(req), req.params.id, req.query.start, req.query.length)),
+  app.get('/list/:id', { schema: { params: IdParams, querystring: ListQuery } }, async (req) =>
+    ok(await lists.list(caller(req), req.params.id, req.query)),
+  );
+  app.delete('/list/:id', { schema: { params: IdParams } }, async (req) =>
+    ok(await lists.deleteList(caller(req), req.params.id)),
+  );
+  app.put('/list/deduplicate/:id', { schema: { params: IdParams } }, async (req) =>
+    ok(await lists.deduplicate(caller(req), req.params.id)),
+  );
+  app.put('/list/:id/npai/clear', { schema: { params: IdParams } }, async (req) =>
+    ok(await lists.clearNpai(caller(req), req.params.id)),
+  );
+  app.delete('/list/contact/:id', { schema: { params: IdParams } }, async (req) =>
+    ok(await lists.deleteContact(caller(req), req.params.id)),
+  );
+  app.put(
+    '/list/contact/:id',
+    {
+      schema: { params: IdParams, body: ContactBody },
+      // A PUT without a body changes nothing, as one with an empty object: the id still has to be the caller's.
+      preValidation: async (req) => {
+        if (req.body === undefined) req.body = {};
+      },
+    },
+    async (req) => {
+      const { contact, ...flat } = req.body;
+      return ok(await lists.updateContact(caller(req), req.params.id, contact ?? flat));
+    },
   );
 
   for (const list of ['blacklist', 'npai'] as const) {
     app.post(`/${list}`, { schema: { body: numbersBodies[list] } }, async (req) => {
-      const body = req.body as Record<typeof list, { contacts: { gsm: { value: string }[] } }>;
-      return ok(await lists.addNumbers(caller(req), list, body[list].contacts.gsm));
+      const body = req.body as Record<typeof list, { contacts: { gsm?: ContactInput[] } }>;
+      return ok(await lists.addNumbers(caller(req), list, body[list].contacts.gsm ?? []));
     });
     app.get(`/${list}`, { schema: { querystring: PageQuery } }, async (req) =>
-      ok({ [list]: await lists.numbers(caller(req), list, req.query.start, req.query.length) }),
+      ok(await lists.numbers(caller(req), list, req.query.start, req.query.length)),
+    );
+    app.delete(`/${list}/contact/:id`, { schema: { params: IdParams } }, async (req) =>
+      ok(await lists.removeNumber(caller(req), list, req.params.id)),
     );
   }
 }

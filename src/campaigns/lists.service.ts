@@ -4,9 +4,17 @@ import type { Clock } from '../shared/clock.ts';
 import { ApiError } from '../shared/errors.ts';
 import { idIn, idOut } from '../shared/ids.ts';
 import { parsePage } from '../shared/paging.ts';
+import { zonedTime } from '../shared/zoned-time.ts';
 import { checkNumber, normalizeNumber } from '../sms/numbers.ts';
 import type { Db, Executor } from '../store/db.ts';
-import { listsRepo, type NumberList, numberListsRepo } from './lists.repo.ts';
+import {
+  type ContactChanges,
+  type InfoKey,
+  listsRepo,
+  type NumberEntry,
+  type NumberList,
+  numberListsRepo,
+} from './lists.repo.ts';
 
 export interface ContactInput {
   value: string;
@@ -19,29 +27,63 @@ export interface ContactInput {
 export interface ListInput {
   name?: string;
   listId?: string;
+  /** Accepted beside `listId`, as some clients spell it. */
+  list_id?: string;
   contacts?: { gsm?: ContactInput[] };
+}
+
+/** PUT /list/contact/:id: the fields to change; those left out stay as they are. */
+export interface ContactUpdate {
+  destination?: string;
+  info1?: string;
+  info2?: string;
+  info3?: string;
+  info4?: string;
 }
 
 const maxNameLength = 100;
 const maxInfoLength = 255;
+const maxSearchLength = 100;
 const lookupChunk = 500;
+const infoKeys: readonly InfoKey[] = ['info1', 'info2', 'info3', 'info4'];
 
-const iso = (ms: number) => new Date(Number(ms)).toISOString();
+const text = (v: unknown): string | null => (v === undefined || v === null ? null : String(v));
+
+/** Throws -7 when an info field given is longer than the bound; `where` names the field's place. */
+function checkInfo(fields: Partial<Record<InfoKey, unknown>>, where: (key: InfoKey) => string): void {
+  for (const key of infoKeys) {
+    const value = text(fields[key]);
+    if (value !== null && value.length > maxInfoLength) {
+      throw ApiError.data(`${where(key)} is longer than ${maxInfoLength} characters`);
+    }
+  }
+}
+
+/** A number as lists keep it, or undefined when it is not a valid number (the send's first filter). */
+function listNumber(raw: unknown): string | undefined {
+  const number = normalizeNumber(String(raw ?? ''));
+  return number !== undefined && checkNumber(number).valid ? number : undefined;
+}
 
 export type ListsService = ReturnType<typeof createListsService>;
 
-export function createListsService(deps: { db: Db; clock: Clock; maxContacts: number }) {
+export function createListsService(deps: { db: Db; clock: Clock; maxContacts: number; timezone: string }) {
   const { db, clock, maxContacts } = deps;
+  const { wallTime } = zonedTime(deps.timezone);
 
-  async function ownList(auth: AuthContext, rawId: string) {
+  async function ownList(auth: AuthContext, rawId: unknown) {
     const id = idIn(rawId);
     const list = id === undefined ? undefined : await listsRepo.find(db, auth.accountId, id);
-    if (!list) throw ApiError.notFound(`list "${rawId}" not found`);
-    return list;
+    if (!list) throw ApiError.notFound(`list "${String(rawId)}" not found`);
+    return { id: Number(list.id), name: list.name };
   }
 
+  const contactNotFound = (rawId: string) => ApiError.notFound(`contact "${rawId}" not found`);
+  const entryNotFound = (list: NumberList, rawId: string) =>
+    ApiError.notFound(`${list} entry "${rawId}" not found`);
+
   return {
-    /** Creates a list with its contacts, or adds contacts to the list `listId`. */
+    /** Creates a list with its contacts, or adds contacts to the list `listId` (or `list_id`). */
     async saveList(auth: AuthContext, input: ListInput) {
       const accountId = auth.accountId;
       const given = input.contacts?.gsm ?? [];
@@ -50,13 +92,17 @@ export function createListsService(deps: { db: Db; clock: Clock; maxContacts: nu
           `list.contacts.gsm has ${given.length} contacts; at most ${maxContacts} per request`,
         );
       }
-      const rawListId = input.listId === undefined ? '' : String(input.listId).trim();
+      const listIdOf = (v: unknown) => (v === undefined || v === null ? '' : String(v).trim());
+      const camel = listIdOf(input.listId);
+      const snake = listIdOf(input.list_id);
+      if (camel !== '' && snake !== '' && camel !== snake) {
+        throw ApiError.data(`list.listId "${camel}" and list.list_id "${snake}" name different lists`);
+      }
+      const rawListId = camel || snake;
       const existing = rawListId === '' ? undefined : await ownList(auth, rawListId);
       const name = (input.name ?? '').trim();
-      if (!existing) {
-        if (name === '') throw ApiError.data('list.name is required to create a list');
-        if (name.length > maxNameLength)
-          throw ApiError.data(`list.name is longer than ${maxNameLength} characters`);
+      if (!existing && name.length > maxNameLength) {
+        throw ApiError.data(`list.name "${name.slice(0, 20)}…" is longer than ${maxNameLength} characters`);
       }
 
       let invalid = 0;
@@ -64,24 +110,18 @@ export function createListsService(deps: { db: Db; clock: Clock; maxContacts: nu
       const seen = new Set<string>();
       const fresh: { number: string; contact: ContactInput }[] = [];
       for (const contact of given) {
-        const number = normalizeNumber(String(contact.value ?? ''));
-        if (number === undefined || (!seen.has(number) && !checkNumber(number).valid)) {
-          invalid++;
-          continue;
-        }
-        if (seen.has(number)) {
+        const normalized = normalizeNumber(String(contact.value ?? ''));
+        if (normalized !== undefined && seen.has(normalized)) {
           duplicates++;
           continue;
         }
-        seen.add(number);
-        for (const key of ['info1', 'info2', 'info3', 'info4'] as const) {
-          const value = contact[key];
-          if (value !== undefined && String(value).length > maxInfoLength) {
-            throw ApiError.data(
-              `list.contacts.gsm: ${key} of ${number} is longer than ${maxInfoLength} characters`,
-            );
-          }
+        const number = listNumber(contact.value);
+        if (number === undefined) {
+          invalid++;
+          continue;
         }
+        seen.add(number);
+        checkInfo(contact, (key) => `list.contacts.gsm: ${key} of ${number}`);
         fresh.push({ number, contact });
       }
 
@@ -90,7 +130,7 @@ export function createListsService(deps: { db: Db; clock: Clock; maxContacts: nu
         let listId: number;
         let toAdd = fresh;
         if (existing) {
-          listId = Number(existing.id);
+          listId = existing.id;
           // Numbers the list already holds are duplicates too; looked up a chunk at a time.
           const held = new Set<string>();
           for (let i = 0; i < fresh.length; i += lookupChunk) {
@@ -102,19 +142,19 @@ export function createListsService(deps: { db: Db; clock: Clock; maxContacts: nu
             duplicates += fresh.length - toAdd.length;
           }
         } else {
-          listId = await listsRepo.insert(tx, accountId, name, now);
+          // SMSFactor names a list created without a name after its creation date.
+          listId = await listsRepo.insert(tx, accountId, name === '' ? wallTime(now) : name, now);
         }
-        const info = (v: string | undefined) => (v === undefined || v === null ? null : String(v));
         await listsRepo.insertContacts(
           tx,
           toAdd.map(({ number, contact }) => [
             listId,
             accountId,
             number,
-            info(contact.info1),
-            info(contact.info2),
-            info(contact.info3),
-            info(contact.info4),
+            text(contact.info1),
+            text(contact.info2),
+            text(contact.info3),
+            text(contact.info4),
             now,
           ]),
         );
@@ -125,65 +165,200 @@ export function createListsService(deps: { db: Db; clock: Clock; maxContacts: nu
     async lists(auth: AuthContext) {
       const rows = await listsRepo.all(db, auth.accountId);
       return rows.map((r) => ({
-        list_id: idOut(r.id),
+        id: idOut(r.id),
         name: r.name,
-        created_at: iso(r.created_at),
+        date: wallTime(Number(r.created_at)),
         count: Number(r.count),
       }));
     },
 
-    async list(auth: AuthContext, rawId: string, start?: string, length?: string) {
+    /** One page of a list's contacts, filtered by `search` (a substring of the number or of info1…info4). */
+    async list(
+      auth: AuthContext,
+      rawId: string,
+      query: { start?: string; length?: string; search?: string },
+    ) {
       const list = await ownList(auth, rawId);
-      const page = parsePage({ start, length });
-      const id = Number(list.id);
-      const [total, rows] = await Promise.all([
-        listsRepo.countContacts(db, auth.accountId, [id]),
-        listsRepo.contactsPage(db, auth.accountId, id, page.start, page.length),
+      const page = parsePage(query);
+      const search = query.search === undefined || query.search === '' ? undefined : query.search;
+      if (search !== undefined && search.length > maxSearchLength) {
+        throw ApiError.data(`search "${search.slice(0, 20)}…" is longer than ${maxSearchLength} characters`);
+      }
+      const [total, shown, rows] = await Promise.all([
+        listsRepo.countContacts(db, auth.accountId, [list.id]),
+        search === undefined ? undefined : listsRepo.countMatching(db, auth.accountId, list.id, search),
+        listsRepo.contactsPage(db, auth.accountId, list.id, page.start, page.length, search),
       ]);
       return {
-        list_id: idOut(id),
-        name: list.name,
-        total,
-        contacts: rows.map((c) => ({
-          contact_id: idOut(c.id),
-          value: c.number,
+        list: rows.map((c) => ({
+          id: idOut(c.id),
+          destination: c.number,
           info1: c.info1 ?? '',
           info2: c.info2 ?? '',
           info3: c.info3 ?? '',
           info4: c.info4 ?? '',
         })),
+        name: list.name,
+        contacts: total,
+        totalRecords: total,
+        totalDisplayRecords: shown ?? total,
       };
     },
 
-    /** Adds numbers to the blacklist or NPAI list; numbers already there are not added twice. */
-    async addNumbers(auth: AuthContext, list: NumberList, gsm: { value: string }[]) {
+    /** Deletes a list and its contacts; messages already sent to them stay (they keep their own copy). */
+    async deleteList(auth: AuthContext, rawId: string) {
+      const id = idIn(rawId);
+      const removed =
+        id !== undefined &&
+        (await db.transaction().execute((tx) => listsRepo.remove(tx, auth.accountId, id)));
+      if (!removed) throw ApiError.notFound(`list "${rawId}" not found`);
+      return {};
+    },
+
+    /** Deletes the contacts whose number appears earlier in the same list (the lowest id of each stays). */
+    async deduplicate(auth: AuthContext, rawId: string) {
+      const list = await ownList(auth, rawId);
+      return { removed: await listsRepo.deduplicate(db, auth.accountId, list.id) };
+    },
+
+    /** Deletes the list's contacts whose number is on the account's NPAI list. */
+    async clearNpai(auth: AuthContext, rawId: string) {
+      const list = await ownList(auth, rawId);
+      return { removed: await listsRepo.removeNpai(db, auth.accountId, list.id) };
+    },
+
+    async deleteContact(auth: AuthContext, rawId: string) {
+      const id = idIn(rawId);
+      if (id === undefined || (await listsRepo.removeContact(db, auth.accountId, id)) === 0) {
+        throw contactNotFound(rawId);
+      }
+      return {};
+    },
+
+    /** Changes the fields given of one contact; a new destination must be a valid number. */
+    async updateContact(auth: AuthContext, rawId: string, input: ContactUpdate) {
+      const id = idIn(rawId);
+      const contact = id === undefined ? undefined : await listsRepo.findContact(db, auth.accountId, id);
+      if (id === undefined || !contact) throw contactNotFound(rawId);
+      const changes: ContactChanges = {};
+      if (input.destination !== undefined && input.destination !== null) {
+        const number = listNumber(input.destination);
+        if (number === undefined) {
+          throw ApiError.data(
+            `contact.destination "${String(input.destination)}" is not a valid number ` +
+              '(digits with the country code first, e.g. 33612345678)',
+          );
+        }
+        changes.number = number;
+      }
+      checkInfo(input, (key) => `contact.${key}`);
+      for (const key of infoKeys) {
+        const value = text(input[key]);
+        if (value !== null) changes[key] = value;
+      }
+      if (
+        Object.keys(changes).length > 0 &&
+        (await listsRepo.updateContact(db, auth.accountId, id, changes)) === 0
+      ) {
+        throw contactNotFound(rawId);
+      }
+      return {};
+    },
+
+    /** Adds numbers to the blacklist or NPAI list with their info1…info4; numbers already there stay as they are. */
+    async addNumbers(auth: AuthContext, list: NumberList, gsm: ContactInput[]) {
       if (gsm.length > maxContacts) {
         throw ApiError.data(
           `${list}.contacts.gsm has ${gsm.length} numbers; at most ${maxContacts} per request`,
         );
       }
       let invalid = 0;
-      const numbers = new Set<string>();
+      const entries = new Map<string, NumberEntry>();
       for (const g of gsm) {
         const number = normalizeNumber(String(g.value ?? ''));
-        if (number === undefined) invalid++;
-        else numbers.add(number);
+        if (number === undefined) {
+          invalid++;
+          continue;
+        }
+        checkInfo(g, (key) => `${list}.contacts.gsm: ${key} of ${number}`);
+        if (entries.has(number)) continue;
+        entries.set(number, {
+          number,
+          info1: text(g.info1),
+          info2: text(g.info2),
+          info3: text(g.info3),
+          info4: text(g.info4),
+        });
       }
+      const now = clock.now();
       const added = await db
         .transaction()
-        .execute((tx) => numberListsRepo.add(tx, list, auth.accountId, [...numbers], clock.now()));
+        .execute((tx) => numberListsRepo.addEntries(tx, list, auth.accountId, [...entries.values()], now));
       return { added_contacts: added, invalid };
     },
 
-    /** Puts one number on the blacklist or the NPAI list inside the caller's transaction (delivery outcomes). */
-    async addNumberInTx(tx: Executor, accountId: number, list: NumberList, number: string): Promise<void> {
-      await numberListsRepo.add(tx, list, accountId, [number], clock.now());
+    /**
+     * Puts one number on the blacklist or the NPAI list inside the caller's transaction (delivery outcomes);
+     * `campaignId` is the campaign a STOP reply answered.
+     */
+    async addNumberInTx(
+      tx: Executor,
+      accountId: number,
+      list: NumberList,
+      number: string,
+      campaignId: number | null = null,
+    ): Promise<void> {
+      await numberListsRepo.add(tx, list, accountId, [number], clock.now(), campaignId);
+    },
+
+    /** Which of `numbers` are on the account's blacklist or NPAI list (a lookup's NPAI check). */
+    async listedNumbers(
+      accountId: number,
+      list: NumberList,
+      numbers: readonly string[],
+    ): Promise<Set<string>> {
+      const listed = new Set<string>();
+      for (let i = 0; i < numbers.length; i += lookupChunk) {
+        const chunk = numbers.slice(i, i + lookupChunk);
+        for (const n of await numberListsRepo.present(db, list, accountId, chunk)) listed.add(n);
+      }
+      return listed;
+    },
+
+    /** Deletes up to `limit` of the account's list contacts added before `before` (retention); how many. */
+    purgeContacts(accountId: number, before: number, limit: number): Promise<number> {
+      return db.transaction().execute((tx) => listsRepo.purgeOlder(tx, accountId, before, limit));
     },
 
     async numbers(auth: AuthContext, list: NumberList, start?: string, length?: string) {
       const page = parsePage({ start, length });
-      const rows = await numberListsRepo.page(db, list, auth.accountId, page.start, page.length);
-      return rows.map((r) => ({ id: idOut(r.id), number: r.number, added_at: iso(r.created_at) }));
+      const [total, rows] = await Promise.all([
+        numberListsRepo.count(db, list, auth.accountId),
+        numberListsRepo.page(db, list, auth.accountId, page.start, page.length),
+      ]);
+      return {
+        list: rows.map((r) => ({
+          id: idOut(r.id),
+          destination: r.number,
+          info1: r.info1 ?? '',
+          info2: r.info2 ?? '',
+          info3: r.info3 ?? '',
+          info4: r.info4 ?? '',
+          date: wallTime(Number(r.created_at)),
+          campaign_id: r.campaign_id === null ? null : idOut(r.campaign_id),
+        })),
+        totalRecords: total,
+        totalDisplayRecords: total,
+      };
+    },
+
+    /** Takes a number off the blacklist or the NPAI list: sends reach it again. */
+    async removeNumber(auth: AuthContext, list: NumberList, rawId: string) {
+      const id = idIn(rawId);
+      if (id === undefined || (await numberListsRepo.remove(db, list, auth.accountId, id)) === 0) {
+        throw entryNotFound(list, rawId);
+      }
+      return {};
     },
   };
 }

@@ -1,6 +1,6 @@
 // SQL of delivery's tables: queuing messages, claiming due ones by lease, recording submits and receipts,
 // MO fragments, and the reads campaigns ask of their messages. No rules here.
-import type { Selectable } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import type { Page } from '../shared/paging.ts';
 import { DlrStatus } from '../sms/dlr-status.ts';
 import { insertRows } from '../store/bulk-insert.ts';
@@ -126,7 +126,7 @@ export const deliveryRepo = {
   withStatusPage(db: Executor, accountId: number, campaignId: number, dlrStatus: number, page: Page) {
     return db
       .selectFrom('messages')
-      .select(['recipient', 'gsmsmsid', 'updated_at'])
+      .select(['recipient', 'gsmsmsid', 'contact_id', 'updated_at'])
       .where('campaign_id', '=', campaignId)
       .where('account_id', '=', accountId)
       .where('dlr_status', '=', dlrStatus)
@@ -492,4 +492,244 @@ export const deliveryRepo = {
   async deleteFragmentsBefore(db: Executor, before: number): Promise<void> {
     await db.deleteFrom('mo_fragments').where('received_at', '<', before).execute();
   },
+
+  /**
+   * Moves the account's messages in `from` to `to` (queued to held, or back), their due time kept; answers how
+   * many. Workers claim only `queued` rows, so a held message is never taken; one a worker holds is `sending`
+   * and is left to finish. On PostgreSQL a row a claim has locked is waited for, then re-read and skipped.
+   */
+  async moveAccountMessages(
+    db: Executor,
+    accountId: number,
+    from: 'queued' | 'held',
+    to: 'queued' | 'held',
+    now: number,
+  ): Promise<number> {
+    const result = await db
+      .updateTable('messages')
+      .set({ state: to, updated_at: now })
+      .where('state', '=', from)
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  },
+
+  /** Which contact each of `numbers` was when the campaign wrote to it (list sends; null for a plain number). */
+  contactsOfRecipients(db: Executor, accountId: number, campaignId: number, numbers: readonly string[]) {
+    return db
+      .selectFrom('messages')
+      .select(['recipient', 'contact_id'])
+      .where('campaign_id', '=', campaignId)
+      .where('account_id', '=', accountId)
+      .where('recipient', 'in', numbers)
+      .execute();
+  },
+
+  /** How many of the campaign's messages have the receipt status `dlrStatus`. */
+  async countWithStatus(db: Executor, accountId: number, campaignId: number, dlrStatus: number) {
+    const row = await db
+      .selectFrom('messages')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('campaign_id', '=', campaignId)
+      .where('account_id', '=', accountId)
+      .where('dlr_status', '=', dlrStatus)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  },
+
+  /** How many replies of one type the campaign drew. */
+  async countCampaignReplies(db: Executor, accountId: number, campaignId: number, type: ReplyType) {
+    const row = await db
+      .selectFrom('replies')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('campaign_id', '=', campaignId)
+      .where('type', '=', type)
+      .where('account_id', '=', accountId)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  },
+
+  /**
+   * The campaigns of the account that wrote to `number` (through the recipient index), with a message due at
+   * or after `dueFrom` when given; at most `limit` of them.
+   */
+  async campaignsSentTo(
+    db: Executor,
+    accountId: number,
+    number: string,
+    dueFrom: number | undefined,
+    limit: number,
+  ): Promise<number[]> {
+    let query = db
+      .selectFrom('messages')
+      .select('campaign_id')
+      .distinct()
+      .where('recipient', '=', number)
+      .where('account_id', '=', accountId);
+    if (dueFrom !== undefined) query = query.where('due_at', '>=', dueFrom);
+    const rows = await query.limit(limit).execute();
+    return rows.map((r) => Number(r.campaign_id));
+  },
+
+  /** How many of the account's messages match the filter (see `messageHistory`). */
+  async countMessageHistory(db: Executor, accountId: number, filter: MessageFilter): Promise<number> {
+    const row = await messageHistory(db, accountId, filter)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  },
+
+  /** A page of the account's messages matching the filter, in the order asked (then by id). */
+  messageHistoryPage(db: Executor, accountId: number, filter: MessageFilter, sort: MessageSort, page: Page) {
+    return orderMessages(messageHistory(db, accountId, filter), sort)
+      .select(historyColumns)
+      .limit(page.length)
+      .offset(page.start)
+      .execute();
+  },
+
+  /** The ids and recipients of the first `limit` messages matching the filter, in the order asked. */
+  messageHistoryKeys(
+    db: Executor,
+    accountId: number,
+    filter: MessageFilter,
+    sort: MessageSort,
+    limit: number,
+  ) {
+    return orderMessages(messageHistory(db, accountId, filter), sort)
+      .select(['id', 'recipient'])
+      .limit(limit)
+      .execute();
+  },
+
+  /** The account's messages with these ids (at most a page of them), in no particular order. */
+  messagesByIds(db: Executor, accountId: number, ids: readonly number[]) {
+    return db
+      .selectFrom('messages')
+      .select(historyColumns)
+      .where('id', 'in', ids)
+      .where('account_id', '=', accountId)
+      .execute();
+  },
+
+  /** How many replies the account received in the period. */
+  async countReplyHistory(db: Executor, accountId: number, period: Period): Promise<number> {
+    const row = await replyHistory(db, accountId, period)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  },
+
+  /** A page of the replies the account received in the period, in the order asked (then by id). */
+  replyHistoryPage(db: Executor, accountId: number, period: Period, sort: ReplySort, page: Page) {
+    const direction = sort.descending ? 'desc' : 'asc';
+    const key = { id: 'id', date: 'received_at', text: 'text' } as const;
+    let query = replyHistory(db, accountId, period).select([
+      'id',
+      'campaign_id',
+      'number',
+      'text',
+      'received_at',
+    ]);
+    if (sort.key !== 'id') query = query.orderBy(key[sort.key], direction);
+    return query.orderBy('id', direction).limit(page.length).offset(page.start).execute();
+  },
 };
+
+/** A period, both ends included, in ms. */
+export interface Period {
+  from: number;
+  to: number;
+}
+
+/** What GET /messages filters on; every field but the period is optional. */
+export interface MessageFilter extends Period {
+  /** The recipient, normalized. */
+  destination?: string;
+  /** Held in the text, compared without case for ASCII letters. */
+  text?: string;
+  /** The reported DLR code (see `reportedStatus`). */
+  status?: number;
+  /** The recipient begins with these digits (a country's calling code). */
+  prefix?: string;
+}
+
+export interface MessageSort {
+  key: 'id' | 'date' | 'destination' | 'status';
+  descending: boolean;
+}
+
+export interface ReplySort {
+  key: 'id' | 'date' | 'text';
+  descending: boolean;
+}
+
+const historyColumns = [
+  'id',
+  'campaign_id',
+  'recipient',
+  'gsmsmsid',
+  'text',
+  'parts',
+  'state',
+  'dlr_status',
+  'due_at',
+  'updated_at',
+] as const;
+
+/**
+ * The history reads find the account's rows through the indexes keyed on `account_id + 0` (migration 013):
+ * the expression is what selects them, so no other query's plan ever takes them.
+ */
+const accountKey = sql<number>`${sql.ref('account_id')} + 0`;
+
+/** `column` holds `term`, without case for ASCII letters; `%`, `_` and `!` in the term match themselves. */
+function holds(column: string, term: string) {
+  const pattern = `%${term.replace(/[!%_]/g, (c) => `!${c}`)}%`;
+  return sql<boolean>`lower(${sql.ref(column)}) like lower(${pattern}) escape '!'`;
+}
+
+/**
+ * The DLR code a message reports: its receipt's, 0 for a cancelled message (never sent), else 1 (sent, no
+ * receipt yet: queued, held, being sent or submitted).
+ */
+export const reportedStatus = (state: string, dlrStatus: number | null): number =>
+  state === 'cancelled' ? DlrStatus.notSent : (dlrStatus ?? DlrStatus.sent);
+
+const reportedStatusSql = sql<number>`case when ${sql.ref('state')} = 'cancelled' then ${sql.lit(DlrStatus.notSent)} else coalesce(${sql.ref('dlr_status')}, ${sql.lit(DlrStatus.sent)}) end`;
+
+/** The account's messages due within the period that match the filter. */
+function messageHistory(db: Executor, accountId: number, filter: MessageFilter) {
+  let query = db
+    .selectFrom('messages')
+    .where(accountKey, '=', accountId)
+    .where('due_at', '>=', filter.from)
+    .where('due_at', '<=', filter.to);
+  if (filter.destination !== undefined) query = query.where('recipient', '=', filter.destination);
+  if (filter.prefix !== undefined) query = query.where('recipient', 'like', `${filter.prefix}%`);
+  if (filter.text !== undefined) query = query.where(holds('text', filter.text));
+  if (filter.status !== undefined) query = query.where(reportedStatusSql, '=', filter.status);
+  return query;
+}
+
+function orderMessages<Q extends ReturnType<typeof messageHistory>>(query: Q, sort: MessageSort): Q {
+  const direction = sort.descending ? 'desc' : 'asc';
+  const q =
+    sort.key === 'date'
+      ? query.orderBy('due_at', direction)
+      : sort.key === 'destination'
+        ? query.orderBy('recipient', direction)
+        : sort.key === 'status'
+          ? query.orderBy(reportedStatusSql, direction)
+          : query;
+  return q.orderBy('id', direction) as Q;
+}
+
+/** The replies the account received within the period. */
+function replyHistory(db: Executor, accountId: number, period: Period) {
+  return db
+    .selectFrom('replies')
+    .where(accountKey, '=', accountId)
+    .where('received_at', '>=', period.from)
+    .where('received_at', '<=', period.to);
+}

@@ -10,14 +10,27 @@ import type { Encoding } from '../sms/segments.ts';
 import type { Db, DialectName, Executor } from '../store/db.ts';
 import { appendEvents, type NewEvent } from '../store/outbox.ts';
 import type { MessagesTable } from '../store/schema.ts';
-import { type ClaimedMessage, deliveryRepo, type OpenPart, type ReplyType } from './delivery.repo.ts';
+import {
+  type ClaimedMessage,
+  deliveryRepo,
+  type MessageFilter,
+  type MessageSort,
+  type OpenPart,
+  type Period,
+  type ReplySort,
+  type ReplyType,
+  reportedStatus,
+} from './delivery.repo.ts';
 import { dlrStatusOf, isFinalStat, smscIdForms } from './receipt.ts';
 import { stopMatcher } from './stop-keywords.ts';
 import type { InboundMessage, Receipt } from './transport.ts';
 
+export type { MessageFilter, MessageSort, Period, ReplySort } from './delivery.repo.ts';
+
 /** The lists a delivery outcome can put a number on (owned by the campaigns capability). */
 export interface NumberLists {
-  addToBlacklist(tx: Executor, accountId: number, number: string): Promise<void>;
+  /** `campaignId`: the campaign the STOP reply answered, recorded on the blacklist entry. */
+  addToBlacklist(tx: Executor, accountId: number, number: string, campaignId: number): Promise<void>;
   addToNpai(tx: Executor, accountId: number, number: string): Promise<void>;
 }
 
@@ -287,7 +300,7 @@ export function createDeliveryService(deps: {
     const last = await deliveryRepo.lastMessageTo(tx, from);
     if (!last) return undefined;
     const type = isStop(text) ? 'STOP' : 'MO';
-    if (type === 'STOP') await deps.numberLists.addToBlacklist(tx, last.account_id, from);
+    if (type === 'STOP') await deps.numberLists.addToBlacklist(tx, last.account_id, from, last.campaign_id);
     // The reply for the campaign's reads, and its event for the webhooks: one transaction.
     await deliveryRepo.insertReply(tx, {
       account_id: last.account_id,
@@ -502,5 +515,107 @@ export function createDeliveryService(deps: {
         return groups.length;
       });
     },
+
+    /**
+     * Holds, inside the caller's transaction (a sub-account's lock), the account's queued messages: `held`
+     * until `releaseHeld`, never claimed meanwhile. Messages a worker has already taken finish normally.
+     * Returns how many were held.
+     */
+    holdQueued(tx: Executor, accountId: number): Promise<number> {
+      return deliveryRepo.moveAccountMessages(tx, accountId, 'queued', 'held', clock.now());
+    },
+
+    /** Queues the account's held messages again, due when they were (the unlock's transaction); how many. */
+    releaseHeld(tx: Executor, accountId: number): Promise<number> {
+      return deliveryRepo.moveAccountMessages(tx, accountId, 'held', 'queued', clock.now());
+    },
+
+    /** The contact each of `numbers` was when the campaign wrote to it (null: not a list contact). */
+    async recipientContacts(accountId: number, campaignId: number, numbers: readonly string[]) {
+      if (numbers.length === 0) return [];
+      return deliveryRepo.contactsOfRecipients(db, accountId, campaignId, numbers);
+    },
+
+    /** How many of the campaign's messages had a receipt saying the number does not exist. */
+    npaiCount(accountId: number, campaignId: number): Promise<number> {
+      return deliveryRepo.countWithStatus(db, accountId, campaignId, DlrStatus.invalidDestination);
+    },
+
+    /** How many replies of one type (MO, STOP) a campaign drew. */
+    replyCount(accountId: number, campaignId: number, type: ReplyType): Promise<number> {
+      return deliveryRepo.countCampaignReplies(db, accountId, campaignId, type);
+    },
+
+    /** The account's campaigns that wrote to `number`, with a message due from `dueFrom` if given; at most `limit`. */
+    campaignsSentTo(accountId: number, number: string, dueFrom: number | undefined, limit: number) {
+      return deliveryRepo.campaignsSentTo(db, accountId, number, dueFrom, limit);
+    },
+
+    /** How many of the account's messages due within the filter's period match it. */
+    countMessageHistory(accountId: number, filter: MessageFilter): Promise<number> {
+      return deliveryRepo.countMessageHistory(db, accountId, filter);
+    },
+
+    /** A page of the account's messages matching the filter, each with the DLR code it reports. */
+    async messageHistoryPage(
+      accountId: number,
+      filter: MessageFilter,
+      sort: MessageSort,
+      page: Page,
+    ): Promise<HistoryMessage[]> {
+      return (await deliveryRepo.messageHistoryPage(db, accountId, filter, sort, page)).map(historyMessage);
+    },
+
+    /** Ids and recipients of the first `limit` messages matching the filter, in the order asked. */
+    messageHistoryKeys(accountId: number, filter: MessageFilter, sort: MessageSort, limit: number) {
+      return deliveryRepo.messageHistoryKeys(db, accountId, filter, sort, limit);
+    },
+
+    /** The account's messages with these ids, as `messageHistoryPage` gives them, in no particular order. */
+    async messagesByIds(accountId: number, ids: readonly number[]): Promise<HistoryMessage[]> {
+      if (ids.length === 0) return [];
+      return (await deliveryRepo.messagesByIds(db, accountId, ids)).map(historyMessage);
+    },
+
+    /** How many replies (MO and STOP) the account received within the period. */
+    countReplyHistory(accountId: number, period: Period): Promise<number> {
+      return deliveryRepo.countReplyHistory(db, accountId, period);
+    },
+
+    /** A page of the replies (MO and STOP) the account received within the period. */
+    replyHistoryPage(accountId: number, period: Period, sort: ReplySort, page: Page) {
+      return deliveryRepo.replyHistoryPage(db, accountId, period, sort, page);
+    },
+  };
+}
+
+/** A message as the history (GET /messages) reads it. */
+export interface HistoryMessage {
+  id: number;
+  campaignId: number;
+  recipient: string;
+  gsmsmsid: string | null;
+  text: string;
+  parts: number;
+  /** The DLR code it reports: its receipt's, 0 if cancelled, else 1 (no receipt yet). */
+  status: number;
+  dueAt: number;
+  /** When it reached its final outcome (delivered, failed, expired); null before. */
+  finalAt: number | null;
+}
+
+const historyFinalStates = new Set(['delivered', 'failed', 'expired']);
+
+function historyMessage(row: Awaited<ReturnType<typeof deliveryRepo.messagesByIds>>[number]): HistoryMessage {
+  return {
+    id: Number(row.id),
+    campaignId: Number(row.campaign_id),
+    recipient: row.recipient,
+    gsmsmsid: row.gsmsmsid,
+    text: row.text,
+    parts: Number(row.parts),
+    status: reportedStatus(row.state, row.dlr_status === null ? null : Number(row.dlr_status)),
+    dueAt: Number(row.due_at),
+    finalAt: historyFinalStates.has(row.state) ? Number(row.updated_at) : null,
   };
 }

@@ -11,11 +11,30 @@ import type { App } from './types.ts';
 /** Registers one capability's routes on the authenticated API scope. */
 export type RoutePlugin = (api: App) => void;
 
+/** Legacy body credentials: `sms.authentication:{username, password}`, the account's e-mail and password. */
+export interface BodyCredentials {
+  username: string;
+  password: string;
+}
+
+/** Legacy clients' `sms.authentication` in a body without an Authorization header, if it has one. */
+function bodyCredentials(body: unknown): BodyCredentials | undefined {
+  const sms = (body as { sms?: unknown } | null | undefined)?.sms;
+  const given = (sms as { authentication?: unknown } | null | undefined)?.authentication;
+  if (given === null || typeof given !== 'object') return undefined;
+  const { username, password } = given as Record<string, unknown>;
+  const text = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? String(v) : '');
+  return { username: text(username), password: text(password) };
+}
+
 export interface AppDeps {
   config: Pick<Config, 'BODY_LIMIT_BYTES' | 'TRUST_PROXY'>;
   logger: FastifyBaseLogger;
-  /** Resolves an Authorization value (or a query token where a route allows one) to its caller; throws -1. */
-  authenticate(credential: string | undefined, clientIp: string): Promise<AuthContext>;
+  /**
+   * Resolves an Authorization value (or a query token where a route allows one, or legacy body credentials)
+   * to its caller; throws -1.
+   */
+  authenticate(credential: string | BodyCredentials | undefined, clientIp: string): Promise<AuthContext>;
   routes: readonly RoutePlugin[];
 }
 
@@ -78,7 +97,9 @@ export function buildApp(deps: AppDeps): App {
       const query = request.query as Record<string, unknown> | undefined;
       const fromQuery = request.routeOptions.config.queryToken ? query?.token : undefined;
       const credential =
-        request.headers.authorization ?? (typeof fromQuery === 'string' ? fromQuery : undefined);
+        request.headers.authorization ??
+        (typeof fromQuery === 'string' ? fromQuery : undefined) ??
+        bodyCredentials(request.body);
       request.auth = await deps.authenticate(credential, request.ip);
     });
     for (const register of deps.routes) register(api);

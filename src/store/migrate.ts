@@ -10,6 +10,9 @@ import * as clickFold from './migrations/007-click-fold.ts';
 import * as eventsCampaignPartial from './migrations/008-events-campaign-partial.ts';
 import * as replies from './migrations/009-replies.ts';
 import * as linkClickerContext from './migrations/010-link-clicker-context.ts';
+import * as listFields from './migrations/011-list-fields.ts';
+import * as accountProfile from './migrations/012-account-profile.ts';
+import * as campaignLists from './migrations/013-campaign-lists.ts';
 
 /** Migrations in order; each is told the dialect so column types can differ where they must. */
 export const migrations = {
@@ -23,6 +26,9 @@ export const migrations = {
   '008-events-campaign-partial': eventsCampaignPartial,
   '009-replies': replies,
   '010-link-clicker-context': linkClickerContext,
+  '011-list-fields': listFields,
+  '012-account-profile': accountProfile,
+  '013-campaign-lists': campaignLists,
 };
 
 /** Applies every pending migration. Safe to run from several processes at once (Kysely takes a lock). */

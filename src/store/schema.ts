@@ -13,6 +13,20 @@ export interface AccountsTable {
   /** 1: the account draws on its parent's credits. */
   unlimited: number;
   created_at: number;
+  /** company, association, administration or private; the profile fields are null while unset. */
+  type: string | null;
+  phone: string | null;
+  address1: string | null;
+  address2: string | null;
+  zip: string | null;
+  city: string | null;
+  /** ISO 3166-1 alpha-2, upper case. */
+  country_code: string | null;
+  /** The account's default sender (SMSFactor's `senderid`). */
+  sender: string | null;
+  description: string | null;
+  /** 1 while its parent has locked the sub-account: its tokens and credentials answer -1, its queue is held. */
+  locked: Generated<number>;
 }
 
 export interface CreditLedgerTable {
@@ -106,6 +120,13 @@ export interface NumberListTable {
   account_id: number;
   number: string;
   created_at: number;
+  /** The contact fields given with the number (POST /blacklist, /npai); null when none were. */
+  info1: string | null;
+  info2: string | null;
+  info3: string | null;
+  info4: string | null;
+  /** The campaign a STOP reply answered; null for a number added otherwise. */
+  campaign_id: number | null;
 }
 
 export interface CampaignsTable {
@@ -128,6 +149,13 @@ export interface CampaignsTable {
   status: string;
   due_at: number;
   created_at: number;
+}
+
+/** The lists a campaign sent to (POST /send/lists), one row per list, written in the send's transaction. */
+export interface CampaignListsTable {
+  campaign_id: number;
+  list_id: number;
+  account_id: number;
 }
 
 export interface MessagesTable {
@@ -290,6 +318,7 @@ export interface Database {
   blacklist: NumberListTable;
   npai: NumberListTable;
   campaigns: CampaignsTable;
+  campaign_lists: CampaignListsTable;
   messages: MessagesTable;
   links: LinksTable;
   clicks: ClicksTable;
