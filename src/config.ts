@@ -31,6 +31,8 @@ export const ConfigSchema = Type.Object({
   LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
   BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 32 * 1024 * 1024 }),
   MAX_RECIPIENTS: Type.Integer({ minimum: 1, default: 500_000 }),
+  /** Credits charged per number looked up with POST /lookup. */
+  LOOKUP_COST: Type.Integer({ minimum: 0, default: 0 }),
   TIMEZONE: Type.String({ default: 'Europe/Paris' }),
   /** Countries a campaign may send to, as ISO 3166 codes (`FR,BE`); unset allows every country. */
   ALLOWED_COUNTRIES: Type.Optional(Type.String({ pattern: '^\\s*[A-Za-z]{2}(\\s*,\\s*[A-Za-z]{2})*\\s*$' })),

@@ -8,6 +8,8 @@ import { type Config, durationMs } from './config.ts';
 import { createDeliveryService, type DeliveryService } from './delivery/delivery.service.ts';
 import { type ClickFold, createClickFold } from './links/click-fold.ts';
 import { createLinksService, type LinksService } from './links/links.service.ts';
+import { createLookupService, type LookupService } from './lookup/lookup.service.ts';
+import { numberingPlanProvider } from './lookup/numbering-plan.ts';
 import { type Clock, systemClock } from './shared/clock.ts';
 import { createNudges, type Nudges } from './shared/nudges.ts';
 import { openStore, type Store } from './store/db.ts';
@@ -31,6 +33,7 @@ export interface Services {
   delivery: DeliveryService;
   webhookDeliveries: WebhookDeliveriesService;
   balanceAlerts: BalanceAlertsService;
+  lookup: LookupService;
 }
 
 export interface Deps {
@@ -149,6 +152,18 @@ export async function createDeps(
       giveUpAfterMs: 86_400_000,
     },
   });
+  const lookup = createLookupService({
+    db,
+    clock,
+    provider: numberingPlanProvider,
+    costPerNumber: config.LOOKUP_COST,
+    ports: {
+      charge: async (tx, accountId, cost) =>
+        (await accounts.debit(tx, accountId, cost, null, 'lookup')).credits,
+      balance: (accountId) => accounts.credits(accountId),
+      npaiNumbers: (accountId, numbers) => lists.listedNumbers(accountId, 'npai', numbers),
+    },
+  });
   return {
     config,
     clock,
@@ -164,6 +179,7 @@ export async function createDeps(
       delivery,
       webhookDeliveries,
       balanceAlerts,
+      lookup,
     },
     urlGuard,
     nudges,

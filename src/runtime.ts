@@ -13,6 +13,7 @@ import { buildApp } from './http/app.ts';
 import type { App } from './http/types.ts';
 import { createClickFolder } from './links/click-fold.ts';
 import { closeLinkServer, createLinkServer } from './links/link-server.ts';
+import { lookupRoutes } from './lookup/lookup.routes.ts';
 import { nextOpening } from './sms/sending-window.ts';
 import { dispatcherFromConfig } from './webhooks/dispatch-policy.ts';
 import { webhooksRoutes } from './webhooks/webhooks.routes.ts';
@@ -35,6 +36,7 @@ export function buildApi(deps: Pick<Deps, 'config' | 'logger' | 'services'>): Ap
       (api) => webhooksRoutes(api, services.webhooks),
       (api) => campaignsRoutes(api, services.campaigns),
       (api) => listsRoutes(api, services.lists),
+      (api) => lookupRoutes(api, services.lookup),
     ],
   });
 }

@@ -13,6 +13,7 @@ import * as linkClickerContext from './migrations/010-link-clicker-context.ts';
 import * as listFields from './migrations/011-list-fields.ts';
 import * as accountProfile from './migrations/012-account-profile.ts';
 import * as campaignLists from './migrations/013-campaign-lists.ts';
+import * as lookups from './migrations/014-lookups.ts';
 
 /** Migrations in order; each is told the dialect so column types can differ where they must. */
 export const migrations = {
@@ -29,6 +30,7 @@ export const migrations = {
   '011-list-fields': listFields,
   '012-account-profile': accountProfile,
   '013-campaign-lists': campaignLists,
+  '014-lookups': lookups,
 };
 
 /** Applies every pending migration. Safe to run from several processes at once (Kysely takes a lock). */

@@ -307,6 +307,18 @@ export interface CursorsTable {
   position: number;
 }
 
+export interface LookupsTable {
+  id: Generated<number>;
+  account_id: number;
+  number: string;
+  /** VALID, INVALID or NPAI: the answer's status name. */
+  status: string;
+  provider: string;
+  /** The answer as JSON, in SMSFactor's shape. */
+  result: string;
+  created_at: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   credit_ledger: CreditLedgerTable;
@@ -331,4 +343,5 @@ export interface Database {
   webhook_attempts: WebhookAttemptsTable;
   alert_jobs: AlertJobsTable;
   cursors: CursorsTable;
+  lookups: LookupsTable;
 }
