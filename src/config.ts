@@ -31,6 +31,8 @@ export const ConfigSchema = Type.Object({
   LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
   BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 32 * 1024 * 1024 }),
   MAX_RECIPIENTS: Type.Integer({ minimum: 1, default: 500_000 }),
+  /** How often the retention job deletes what is older than each account's settings (GET/PUT /retention). */
+  RETENTION_EVERY: Type.String({ pattern: '^\\d+(s|m|h|d)$', default: '1h' }),
   /** Credits charged per number looked up with POST /lookup. */
   LOOKUP_COST: Type.Integer({ minimum: 0, default: 0 }),
   TIMEZONE: Type.String({ default: 'Europe/Paris' }),

@@ -10,6 +10,7 @@ import { type ClickFold, createClickFold } from './links/click-fold.ts';
 import { createLinksService, type LinksService } from './links/links.service.ts';
 import { createLookupService, type LookupService } from './lookup/lookup.service.ts';
 import { numberingPlanProvider } from './lookup/numbering-plan.ts';
+import { createRetentionService, type RetentionService } from './retention/retention.service.ts';
 import { type Clock, systemClock } from './shared/clock.ts';
 import { createNudges, type Nudges } from './shared/nudges.ts';
 import { openStore, type Store } from './store/db.ts';
@@ -34,6 +35,7 @@ export interface Services {
   webhookDeliveries: WebhookDeliveriesService;
   balanceAlerts: BalanceAlertsService;
   lookup: LookupService;
+  retention: RetentionService;
 }
 
 export interface Deps {
@@ -164,6 +166,17 @@ export async function createDeps(
       npaiNumbers: (accountId, numbers) => lists.listedNumbers(accountId, 'npai', numbers),
     },
   });
+  const retention = createRetentionService({
+    db,
+    clock,
+    targets: {
+      campaign: (accountId, before, limit) => campaigns.purgeCampaigns(accountId, before, limit),
+      message: (accountId, before, limit) => delivery.purgeMessages(accountId, before, limit),
+      mo: (accountId, before, limit) => delivery.purgeReplies(accountId, before, limit),
+      list: (accountId, before, limit) => lists.purgeContacts(accountId, before, limit),
+      lookup: (accountId, before, limit) => lookup.purge(accountId, before, limit),
+    },
+  });
   return {
     config,
     clock,
@@ -180,6 +193,7 @@ export async function createDeps(
       webhookDeliveries,
       balanceAlerts,
       lookup,
+      retention,
     },
     urlGuard,
     nudges,

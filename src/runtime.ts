@@ -6,6 +6,7 @@ import { createAlertWorker } from './accounts/alert-worker.ts';
 import { createSmtpMailer } from './accounts/mailer.ts';
 import { campaignsRoutes } from './campaigns/campaigns.routes.ts';
 import { listsRoutes } from './campaigns/lists.routes.ts';
+import { durationMs } from './config.ts';
 import { createDeliveryWorker } from './delivery/delivery-worker.ts';
 import { createTransport } from './delivery/transports.ts';
 import type { Deps } from './deps.ts';
@@ -14,6 +15,8 @@ import type { App } from './http/types.ts';
 import { createClickFolder } from './links/click-fold.ts';
 import { closeLinkServer, createLinkServer } from './links/link-server.ts';
 import { lookupRoutes } from './lookup/lookup.routes.ts';
+import { retentionRoutes } from './retention/retention.routes.ts';
+import { createRetentionJob } from './retention/retention-job.ts';
 import { nextOpening } from './sms/sending-window.ts';
 import { dispatcherFromConfig } from './webhooks/dispatch-policy.ts';
 import { webhooksRoutes } from './webhooks/webhooks.routes.ts';
@@ -37,6 +40,7 @@ export function buildApi(deps: Pick<Deps, 'config' | 'logger' | 'services'>): Ap
       (api) => campaignsRoutes(api, services.campaigns),
       (api) => listsRoutes(api, services.lists),
       (api) => lookupRoutes(api, services.lookup),
+      (api) => retentionRoutes(api, services.retention),
     ],
   });
 }
@@ -130,6 +134,15 @@ export async function startRuntime(deps: Deps): Promise<Running> {
     logger.info({}, 'balance alert worker started');
     // Its SMS are written to the database for the delivery worker, so it can stop first.
     stops.unshift(() => alertWorker.stop());
+
+    // Beside the other housekeeping of this role: deletes what each account's retention settings let go.
+    const retentionJob = createRetentionJob({
+      retention: deps.services.retention,
+      everyMs: durationMs(config.RETENTION_EVERY),
+      log: logger,
+    });
+    retentionJob.start();
+    stops.unshift(() => retentionJob.stop());
   }
   return {
     apiUrl,

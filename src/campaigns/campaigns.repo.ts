@@ -96,6 +96,26 @@ function filtered(db: Executor, accountId: number, filter: CampaignFilter) {
 }
 
 export const campaignsRepo = {
+  /** Retention: the account's oldest campaigns created before `before`, `limit` of them, in id order. */
+  async createdBefore(db: Executor, accountId: number, before: number, limit: number): Promise<number[]> {
+    const rows = await db
+      .selectFrom('campaigns')
+      .select('id')
+      .where('account_id', '=', accountId)
+      .where('created_at', '<', before)
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => Number(r.id));
+  },
+
+  /** Retention: deletes a campaign row and the lists it named (its messages and links are gone first). */
+  async remove(db: Executor, campaignId: number): Promise<void> {
+    await db.deleteFrom('campaign_lists').where('campaign_id', '=', campaignId).execute();
+    await db.deleteFrom('campaigns').where('id', '=', campaignId).execute();
+  },
+
   async insert(db: Executor, campaign: NewCampaign): Promise<number> {
     const [row] = await runPrepared<{ id: number }>(
       db,

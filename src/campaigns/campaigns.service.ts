@@ -89,8 +89,16 @@ export function createCampaignsService(deps: {
     | 'MAX_QUEUED_MESSAGES'
   >;
   accounts: Pick<AccountsService, 'debit' | 'credits' | 'refund'>;
-  links: Pick<LinksService, 'allocate' | 'store' | 'clickCounts'>;
-  delivery: Pick<DeliveryService, 'enqueue' | 'cancelUntaken' | 'campaignMessages' | 'dueBacklog'> &
+  links: Pick<LinksService, 'allocate' | 'store' | 'clickCounts' | 'purgeCampaign'>;
+  delivery: Pick<
+    DeliveryService,
+    | 'enqueue'
+    | 'cancelUntaken'
+    | 'campaignMessages'
+    | 'dueBacklog'
+    | 'purgeCampaignMessages'
+    | 'hasUnfinished'
+  > &
     CampaignReadsDeps['delivery'];
   /** Told after a commit that queued messages (a nudge to the delivery worker). */
   queued?: () => void;
@@ -309,6 +317,28 @@ export function createCampaignsService(deps: {
 
   return {
     ...createCampaignReads({ db, clock, config, delivery, links }),
+
+    /**
+     * Retention: deletes, in one transaction, up to `limit` rows of the account's oldest campaign created
+     * before `before` whose messages are all done with: its messages first, then its links, then the campaign.
+     * A campaign with a message still queued, being sent or held is left for a later pass. Returns the rows
+     * deleted (0: nothing left to delete).
+     */
+    async purgeCampaigns(accountId: number, before: number, limit: number): Promise<number> {
+      for (const campaignId of await campaignsRepo.createdBefore(db, accountId, before, 50)) {
+        const deleted = await db.transaction().execute(async (tx) => {
+          if (await delivery.hasUnfinished(tx, campaignId)) return 0;
+          const messages = await delivery.purgeCampaignMessages(tx, campaignId, limit);
+          if (messages > 0) return messages;
+          const links = await deps.links.purgeCampaign(tx, campaignId, limit);
+          if (links > 0) return links;
+          await campaignsRepo.remove(tx, campaignId);
+          return 1;
+        });
+        if (deleted > 0) return deleted;
+      }
+      return 0;
+    },
 
     /**
      * DELETE /send/:ticket: cancels a campaign none of whose messages a worker has taken, and gives its cost

@@ -3,6 +3,7 @@
 import { sql } from 'kysely';
 import { insertRows } from '../store/bulk-insert.ts';
 import type { Executor } from '../store/db.ts';
+import { deleteAged } from '../store/purge.ts';
 
 export const contactColumns = [
   'list_id',
@@ -157,19 +158,14 @@ export const listsRepo = {
   },
 
   /** Deletes up to `limit` of the account's contacts added before `before`; returns how many (retention). */
-  async purgeOlder(db: Executor, accountId: number, before: number, limit: number): Promise<number> {
-    const result = await db
-      .deleteFrom('contacts')
-      .where('id', 'in', (eb) =>
-        eb
-          .selectFrom('contacts')
-          .select('id')
-          .where('account_id', '=', accountId)
-          .where('created_at', '<', before)
-          .limit(limit),
-      )
-      .executeTakeFirst();
-    return Number(result.numDeletedRows);
+  purgeOlder(db: Executor, accountId: number, before: number, limit: number): Promise<number> {
+    return deleteAged(
+      db,
+      { table: 'contacts', column: 'created_at', account: 'column' },
+      accountId,
+      before,
+      limit,
+    );
   },
 
   /** Rows as values in `contactColumns` order. */

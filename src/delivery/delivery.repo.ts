@@ -7,6 +7,7 @@ import { insertRows } from '../store/bulk-insert.ts';
 import type { Executor } from '../store/db.ts';
 import { claimsOf, leaseQueue } from '../store/lease-queue.ts';
 import { runPrepared, slot } from '../store/prepared.ts';
+import { deleteAged } from '../store/purge.ts';
 import type {
   MessagePartsTable,
   MessagesTable,
@@ -89,6 +90,52 @@ function chunks<T>(items: T[], size = batchRows): T[][] {
 }
 
 export const deliveryRepo = {
+  /**
+   * Retention: deletes up to `limit` of the account's messages due before `before` that are done with (not
+   * queued, sending or held), their parts first; returns how many messages went.
+   */
+  async purgeMessages(db: Executor, accountId: number, before: number, limit: number): Promise<number> {
+    const rows = await db
+      .selectFrom('messages')
+      .select('id')
+      .where(accountKey, '=', accountId)
+      .where('due_at', '<', before)
+      .where('state', 'not in', unfinishedStates)
+      .limit(limit)
+      .execute();
+    return deleteMessages(db, rows);
+  },
+
+  /** Retention: deletes up to `limit` messages of a campaign that are done with, their parts first. */
+  async purgeCampaignMessages(db: Executor, campaignId: number, limit: number): Promise<number> {
+    const rows = await db
+      .selectFrom('messages')
+      .select('id')
+      .where('campaign_id', '=', campaignId)
+      .where('state', 'not in', unfinishedStates)
+      .limit(limit)
+      .execute();
+    return deleteMessages(db, rows);
+  },
+
+  /** Whether a campaign still has a message a worker may send. */
+  async hasUnfinished(db: Executor, campaignId: number): Promise<boolean> {
+    const row = await db
+      .selectFrom('messages')
+      .select('id')
+      .where('campaign_id', '=', campaignId)
+      .where('state', 'in', unfinishedStates)
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  },
+
+  /** Retention: deletes up to `limit` of the account's replies received before `before`; how many. */
+  purgeReplies(db: Executor, accountId: number, before: number, limit: number): Promise<number> {
+    const replies = { table: 'replies', column: 'received_at', account: 'expression' } as const;
+    return deleteAged(db, replies, accountId, before, limit);
+  },
+
   /** Rows as values in `messageColumns` order, 1,000 per statement compiled once per size. */
   insertMessages(db: Executor, rows: readonly unknown[][]): Promise<void> {
     return insertRows(db, 'messages', messageColumns, rows, messageBatchRows);
@@ -682,6 +729,17 @@ const historyColumns = [
  * the expression is what selects them, so no other query's plan ever takes them.
  */
 const accountKey = sql<number>`${sql.ref('account_id')} + 0`;
+
+/** States a worker may still act on: retention never deletes such a message. */
+const unfinishedStates = ['queued', 'sending', 'held'];
+
+async function deleteMessages(db: Executor, rows: readonly { id: number }[]): Promise<number> {
+  if (rows.length === 0) return 0;
+  const ids = rows.map((r) => r.id);
+  await db.deleteFrom('message_parts').where('message_id', 'in', ids).execute();
+  await db.deleteFrom('messages').where('id', 'in', ids).execute();
+  return ids.length;
+}
 
 /** `column` holds `term`, without case for ASCII letters; `%`, `_` and `!` in the term match themselves. */
 function holds(column: string, term: string) {

@@ -334,6 +334,26 @@ export function createDeliveryService(deps: {
   }
 
   return {
+    /** Retention: up to `limit` of the account's finished messages due before `before`, in a transaction. */
+    purgeMessages(accountId: number, before: number, limit: number): Promise<number> {
+      return db.transaction().execute((tx) => deliveryRepo.purgeMessages(tx, accountId, before, limit));
+    },
+
+    /** Retention: up to `limit` finished messages of a campaign, inside the caller's transaction. */
+    purgeCampaignMessages(tx: Executor, campaignId: number, limit: number): Promise<number> {
+      return deliveryRepo.purgeCampaignMessages(tx, campaignId, limit);
+    },
+
+    /** Whether a campaign still has a message queued, being sent or held. */
+    hasUnfinished(tx: Executor, campaignId: number): Promise<boolean> {
+      return deliveryRepo.hasUnfinished(tx, campaignId);
+    },
+
+    /** Retention: up to `limit` of the account's replies received before `before`, in a transaction. */
+    purgeReplies(accountId: number, before: number, limit: number): Promise<number> {
+      return db.transaction().execute((tx) => deliveryRepo.purgeReplies(tx, accountId, before, limit));
+    },
+
     /**
      * Queues a campaign's messages inside the caller's transaction (the send's), due at `dueAt`: one compiled
      * multi-row INSERT per 1,000 messages.

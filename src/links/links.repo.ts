@@ -87,6 +87,21 @@ const insertColumns = {
 } as const;
 
 export const linksRepo = {
+  /** Retention: deletes up to `limit` of a campaign's links, with their clicks first; how many links. */
+  async purgeCampaign(db: Executor, campaignId: number, limit: number): Promise<number> {
+    const rows = await db
+      .selectFrom('links')
+      .select('id')
+      .where('campaign_id', '=', campaignId)
+      .limit(limit)
+      .execute();
+    if (rows.length === 0) return 0;
+    const ids = rows.map((r) => r.id);
+    await db.deleteFrom('clicks').where('link_id', 'in', ids).execute();
+    await db.deleteFrom('links').where('id', 'in', ids).execute();
+    return ids.length;
+  },
+
   /** A campaign's links, 100,000 at a time for a large send: statements compiled once per batch size. */
   async insertMany(db: Executor, links: NewLink[], now: number): Promise<void> {
     const withGsmsmsid = links.some((l) => l.gsmsmsid !== null);

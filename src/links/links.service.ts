@@ -163,6 +163,19 @@ export function createLinksService(deps: {
   }
 
   return {
+    /**
+     * Retention: deletes up to `limit` of a campaign's links and their clicks inside the caller's
+     * transaction; how many links. A deleted link answers 404 from then on (this process forgets it at once).
+     */
+    async purgeCampaign(tx: Executor, campaignId: number, limit: number): Promise<number> {
+      const deleted = await linksRepo.purgeCampaign(tx, campaignId, limit);
+      if (deleted > 0) {
+        cache.clear();
+        cacheById.clear();
+      }
+      return deleted;
+    },
+
     /** Length of every short URL, known before any code is drawn (pricing needs it). */
     shortUrlLength: baseUrl.length + 1 + codeLength,
 

@@ -1,6 +1,7 @@
 // SQL for the lookups table: each number looked up, with its answer, scoped by account.
 import type { Insertable } from 'kysely';
 import type { Executor } from '../store/db.ts';
+import { deleteAged } from '../store/purge.ts';
 import type { LookupsTable } from '../store/schema.ts';
 
 export const lookupsRepo = {
@@ -14,18 +15,13 @@ export const lookupsRepo = {
   },
 
   /** Deletes up to `limit` of the account's lookups made before `before`; returns how many (retention). */
-  async purgeOlder(db: Executor, accountId: number, before: number, limit: number): Promise<number> {
-    const result = await db
-      .deleteFrom('lookups')
-      .where('id', 'in', (eb) =>
-        eb
-          .selectFrom('lookups')
-          .select('id')
-          .where('account_id', '=', accountId)
-          .where('created_at', '<', before)
-          .limit(limit),
-      )
-      .executeTakeFirst();
-    return Number(result.numDeletedRows);
+  purgeOlder(db: Executor, accountId: number, before: number, limit: number): Promise<number> {
+    return deleteAged(
+      db,
+      { table: 'lookups', column: 'created_at', account: 'column' },
+      accountId,
+      before,
+      limit,
+    );
   },
 };

@@ -14,6 +14,7 @@ import * as listFields from './migrations/011-list-fields.ts';
 import * as accountProfile from './migrations/012-account-profile.ts';
 import * as campaignLists from './migrations/013-campaign-lists.ts';
 import * as lookups from './migrations/014-lookups.ts';
+import * as retention from './migrations/015-retention.ts';
 
 /** Migrations in order; each is told the dialect so column types can differ where they must. */
 export const migrations = {
@@ -31,6 +32,7 @@ export const migrations = {
   '012-account-profile': accountProfile,
   '013-campaign-lists': campaignLists,
   '014-lookups': lookups,
+  '015-retention': retention,
 };
 
 /** Applies every pending migration. Safe to run from several processes at once (Kysely takes a lock). */

@@ -307,6 +307,17 @@ export interface CursorsTable {
   position: number;
 }
 
+/** How long each kind of data is kept: "30d", "6m", or "-1" to keep it. */
+export interface RetentionTable {
+  account_id: number;
+  message: string;
+  list: string;
+  campaign: string;
+  mo: string;
+  lookup: string;
+  updated_at: number;
+}
+
 export interface LookupsTable {
   id: Generated<number>;
   account_id: number;
@@ -344,4 +355,5 @@ export interface Database {
   alert_jobs: AlertJobsTable;
   cursors: CursorsTable;
   lookups: LookupsTable;
+  retention: RetentionTable;
 }
