@@ -97,6 +97,14 @@ export const ConfigSchema = Type.Object({
     pattern: '^((?=.*[A-Za-z])[A-Za-z0-9]{3,11}|[0-9]{1,15})$',
     default: 'Pigeon',
   }),
+  /** VAT added to the price of credits on invoices, in percent with up to 2 decimals: 20, 5.5. */
+  INVOICE_VAT_PERCENT: Type.String({ pattern: '^(100(\\.0{1,2})?|\\d{1,2}(\\.\\d{1,2})?)$', default: '20' }),
+  /** The currency of invoices when `credits add --price` names none, and of transfers' invoices (ISO 4217). */
+  INVOICE_CURRENCY: Type.String({ pattern: '^[A-Z]{3}$', default: 'EUR' }),
+  /** Who issues the invoices: name and address, lines separated by `|`. */
+  INVOICE_ISSUER: Type.String({ minLength: 1, maxLength: 1000, default: 'Pigeon' }),
+  /** Invoice numbers are PREFIX-YEAR-NNNNNN. */
+  INVOICE_PREFIX: Type.String({ pattern: '^[A-Za-z0-9]{1,12}$', default: 'PG' }),
 });
 
 export type Config = Static<typeof ConfigSchema> & {

@@ -2,6 +2,8 @@
 import pino, { type Logger } from 'pino';
 import { type AccountsService, createAccountsService } from './accounts/accounts.service.ts';
 import { type BalanceAlertsService, createBalanceAlertsService } from './accounts/balance-alerts.service.ts';
+import { type ConsumptionService, createConsumptionService } from './accounts/consumption.service.ts';
+import { createInvoicesService, type InvoicesService } from './accounts/invoices.service.ts';
 import { type CampaignsService, createCampaignsService } from './campaigns/campaigns.service.ts';
 import { createListsService, type ListsService } from './campaigns/lists.service.ts';
 import { type Config, durationMs } from './config.ts';
@@ -36,6 +38,10 @@ export interface Services {
   balanceAlerts: BalanceAlertsService;
   lookup: LookupService;
   retention: RetentionService;
+  /** GET /metrics/consumption: accounts' credits used, summed by delivery over its sent messages. */
+  consumption: ConsumptionService;
+  /** Invoices of credits received: the operator's purchases and the transfers from a parent. */
+  invoices: InvoicesService;
 }
 
 export interface Deps {
@@ -83,6 +89,23 @@ export async function createDeps(
       release: (tx, accountId) => delivery.releaseHeld(tx, accountId),
       released: () => nudges.send('messages'),
     },
+    invoices: {
+      transferred: (tx, toAccountId, credits, fromAccountId) =>
+        invoices.recordTransfer(tx, toAccountId, credits, fromAccountId),
+    },
+  });
+  // A purchase's credits and its invoice commit together: the invoice is issued inside addCredits.
+  const invoices = createInvoicesService({
+    db,
+    clock,
+    timezone: config.TIMEZONE,
+    options: {
+      vatPercent: config.INVOICE_VAT_PERCENT,
+      currency: config.INVOICE_CURRENCY,
+      issuer: config.INVOICE_ISSUER,
+      prefix: config.INVOICE_PREFIX,
+    },
+    topUp: { add: (accountId, credits, inTx) => accounts.addCredits(accountId, credits, 'top-up', inTx) },
   });
   const urlGuard = createUrlGuard({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE });
   const webhooks = createWebhooksService({ db, clock, urlGuard, timezone: config.TIMEZONE });
@@ -177,6 +200,14 @@ export async function createDeps(
       lookup: (accountId, before, limit) => lookup.purge(accountId, before, limit),
     },
   });
+  const consumption = createConsumptionService({
+    db,
+    clock,
+    timezone: config.TIMEZONE,
+    sent: {
+      sentCredits: (accountIds, period, countries) => delivery.sentCredits(accountIds, period, countries),
+    },
+  });
   return {
     config,
     clock,
@@ -194,6 +225,8 @@ export async function createDeps(
       balanceAlerts,
       lookup,
       retention,
+      consumption,
+      invoices,
     },
     urlGuard,
     nudges,

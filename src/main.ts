@@ -13,7 +13,8 @@ const usage = `usage: pigeon <command>
   serve                                   start the server (API, short links, workers per ROLE)
   migrate                                 apply pending database migrations
   account create --email E --password P [--credits N] [--parent ID] [--unlimited]
-  credits add ACCOUNT_ID N
+  credits add ACCOUNT_ID N [--price AMOUNT [--currency CODE]]
+                                          with --price, a purchase: the credits and their invoice
   token create ACCOUNT_ID --name NAME
   messages TICKET                         one JSON line per message of a campaign
   simulate mo --from NUMBER --text TEXT [--to SHORTCODE]
@@ -96,6 +97,8 @@ async function run(argv: string[]): Promise<void> {
       from: { type: 'string' },
       to: { type: 'string' },
       text: { type: 'string' },
+      price: { type: 'string' },
+      currency: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -129,8 +132,19 @@ async function run(argv: string[]): Promise<void> {
       if (sub !== 'add') throw new UsageError('unknown credits command; try: credits add ACCOUNT_ID N');
       const accountId = needId(rest[0], 'ACCOUNT_ID');
       const amount = needInt(rest[1], 'N');
-      const credits = await withDeps(config, (deps) => deps.services.accounts.addCredits(accountId, amount));
-      return print({ account_id: String(accountId), credits });
+      if (values.price === undefined) {
+        if (values.currency !== undefined)
+          throw ApiError.data('--currency is the currency of --price: give both');
+        const credits = await withDeps(config, (deps) =>
+          deps.services.accounts.addCredits(accountId, amount),
+        );
+        return print({ account_id: String(accountId), credits });
+      }
+      const { price, currency } = values;
+      const bought = await withDeps(config, (deps) =>
+        deps.services.invoices.purchase(accountId, amount, { price, currency }),
+      );
+      return print({ account_id: String(accountId), ...bought });
     }
     case 'token': {
       if (sub !== 'create')

@@ -3,6 +3,8 @@
 // the nudges that wake a worker when the API or another worker has just written its work.
 import { accountsRoutes } from './accounts/accounts.routes.ts';
 import { createAlertWorker } from './accounts/alert-worker.ts';
+import { consumptionRoutes } from './accounts/consumption.routes.ts';
+import { invoicesRoutes } from './accounts/invoices.routes.ts';
 import { createSmtpMailer } from './accounts/mailer.ts';
 import { campaignsRoutes } from './campaigns/campaigns.routes.ts';
 import { listsRoutes } from './campaigns/lists.routes.ts';
@@ -11,6 +13,7 @@ import { createDeliveryWorker } from './delivery/delivery-worker.ts';
 import { createTransport } from './delivery/transports.ts';
 import type { Deps } from './deps.ts';
 import { buildApp } from './http/app.ts';
+import { registerApiDocs } from './http/openapi.ts';
 import type { App } from './http/types.ts';
 import { createClickFolder } from './links/click-fold.ts';
 import { closeLinkServer, createLinkServer } from './links/link-server.ts';
@@ -34,13 +37,16 @@ export function buildApi(deps: Pick<Deps, 'config' | 'logger' | 'services'>): Ap
     config: deps.config,
     logger: deps.logger,
     authenticate: (credential, clientIp) => services.accounts.authenticate(credential, clientIp),
+    documentation: registerApiDocs,
     routes: [
       (api) => accountsRoutes(api, services.accounts),
+      (api) => invoicesRoutes(api, services.invoices),
       (api) => webhooksRoutes(api, services.webhooks),
       (api) => campaignsRoutes(api, services.campaigns),
       (api) => listsRoutes(api, services.lists),
       (api) => lookupRoutes(api, services.lookup),
       (api) => retentionRoutes(api, services.retention),
+      (api) => consumptionRoutes(api, services.consumption),
     ],
   });
 }

@@ -1,30 +1,16 @@
 // The `pigeon` command, run as a child process on the same database the server has open.
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { expect, it } from 'vitest';
+import { pigeonOn } from './helpers/cli.ts';
 import { call, describeEachDialect } from './helpers/harness.ts';
 
-const run = promisify(execFile);
 /**
  * Each call starts a whole process (Node, the TypeScript loader, the store): about a second on an idle
  * machine, several on a loaded two-core one. Tests that make many calls get this much time instead of the
  * default 30 s, so they measure behaviour, not the machine's load.
  */
 const manyCallsMs = 120_000;
-const bin = join(import.meta.dirname, '..', 'bin', 'pigeon.js');
 
-async function pigeon(databaseUrl: string, ...args: string[]) {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [bin, ...args], {
-      env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const pigeon = pigeonOn;
 
 describeEachDialect('pigeon CLI', (h) => {
   it(

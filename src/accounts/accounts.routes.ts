@@ -1,5 +1,6 @@
 import Type from 'typebox';
 import { ok } from '../http/envelope.ts';
+import { answer, Id, Nullable, WallTime } from '../http/response-schemas.ts';
 import { type App, caller } from '../http/types.ts';
 import type { AccountsService } from './accounts.service.ts';
 
@@ -50,47 +51,143 @@ const NotificationBody = Type.Object({
   }),
 });
 
-export function accountsRoutes(app: App, accounts: AccountsService): void {
-  app.get('/credits', async (req) => ok(await accounts.creditsView(caller(req))));
+const flag = Type.Integer({ enum: [0, 1] });
+const Account = Type.Object({
+  client_id: Id,
+  email: Type.String(),
+  firstname: Type.String(),
+  lastname: Type.String(),
+  company: Type.String(),
+  type: Type.String(),
+  phone: Type.String(),
+  address1: Type.String(),
+  address2: Type.String(),
+  zip: Type.String(),
+  city: Type.String(),
+  country: Type.String(),
+  country_code: Type.String(),
+  lang: Type.String(),
+  credits: Type.Integer(),
+  unlimited: flag,
+  description: Type.String(),
+  senderid: Nullable(Type.String()),
+  status: Type.Integer(),
+  state: Type.String({ description: '"locked" or "unlocked"' }),
+  sender: Type.String(),
+});
+const TokenInfo = Type.Object({
+  api_token_id: Id,
+  name: Type.String(),
+  created_at: WallTime,
+  expired_at: Nullable({ ...WallTime }),
+  ttl: Nullable(Type.Integer({ description: 'seconds' })),
+  is_active: flag,
+  allowed_ips: Type.Array(Type.String()),
+  last_used_at: Nullable({ ...WallTime }),
+});
+const Notification = Type.Object({
+  alert_trigger: Type.String(),
+  alert_email: Type.String(),
+  alert_gsm: Type.String(),
+  email: Type.String(),
+  phone_number: Type.String(),
+});
+const LockState = answer({ state: Type.String({ enum: ['locked', 'unlocked'] }) });
+const CreatedToken = {
+  token: Type.String({ description: 'the secret, shown this once' }),
+  token_id: Id,
+  allowed_ips: Type.Array(Type.String()),
+};
 
-  app.get('/account', async (req) => ok({ account: await accounts.account(caller(req)) }));
-  app.post('/account', { schema: { body: AccountBody } }, async (req) =>
-    ok(await accounts.createSubAccount(caller(req), req.body.account)),
+export function accountsRoutes(app: App, accounts: AccountsService): void {
+  app.get(
+    '/credits',
+    {
+      schema: {
+        response: answer({
+          credits: Type.Integer(),
+          postpaid: Type.String({ examples: ['0'] }),
+          unlimited: Type.String({ enum: ['0', '1'] }),
+        }),
+      },
+    },
+    async (req) => ok(await accounts.creditsView(caller(req))),
   );
-  app.get('/sub-accounts', async (req) => ok({ 'sub-accounts': await accounts.subAccounts(caller(req)) }));
-  app.get('/sub-accounts/:id', { schema: { params: IdParams } }, async (req) =>
-    ok({ 'sub-account': await accounts.subAccount(caller(req), req.params.id) }),
+
+  app.get('/account', { schema: { response: answer({ account: Account }) } }, async (req) =>
+    ok({ account: await accounts.account(caller(req)) }),
   );
-  app.get('/account/:id/lock', { schema: { params: IdParams } }, async (req) =>
+  app.post(
+    '/account',
+    { schema: { body: AccountBody, response: answer({ id: Id, active: flag }) } },
+    async (req) => ok(await accounts.createSubAccount(caller(req), req.body.account)),
+  );
+  app.get(
+    '/sub-accounts',
+    { schema: { response: answer({ 'sub-accounts': Type.Array(Account) }) } },
+    async (req) => ok({ 'sub-accounts': await accounts.subAccounts(caller(req)) }),
+  );
+  app.get(
+    '/sub-accounts/:id',
+    { schema: { params: IdParams, response: answer({ 'sub-account': Account }) } },
+    async (req) => ok({ 'sub-account': await accounts.subAccount(caller(req), req.params.id) }),
+  );
+  app.get('/account/:id/lock', { schema: { params: IdParams, response: LockState } }, async (req) =>
     ok(await accounts.lock(caller(req), req.params.id)),
   );
-  app.get('/account/:id/unlock', { schema: { params: IdParams } }, async (req) =>
+  app.get('/account/:id/unlock', { schema: { params: IdParams, response: LockState } }, async (req) =>
     ok(await accounts.unlock(caller(req), req.params.id)),
   );
-  app.post('/account/transfer', { schema: { body: TransferBody } }, async (req) =>
-    ok(await accounts.transfer(caller(req), req.body.transfer)),
+  app.post(
+    '/account/transfer',
+    {
+      schema: {
+        body: TransferBody,
+        response: answer({
+          credits: Type.Integer({ description: "the caller's credits after" }),
+          child_credits: Type.Integer({ description: "the sub-account's credits after" }),
+        }),
+      },
+    },
+    async (req) => ok(await accounts.transfer(caller(req), req.body.transfer)),
   );
 
-  app.post('/token', { schema: { body: TokenBody } }, async (req) =>
+  app.post('/token', { schema: { body: TokenBody, response: answer(CreatedToken) } }, async (req) =>
     ok(await accounts.createToken(caller(req), req.body.token)),
   );
   app.post(
     '/token/account/:accountID',
-    { schema: { body: TokenBody, params: Type.Object({ accountID: Type.String() }) } },
+    {
+      schema: {
+        body: TokenBody,
+        params: Type.Object({ accountID: Type.String() }),
+        response: answer(CreatedToken),
+      },
+    },
     async (req) => ok(await accounts.createToken(caller(req), req.body.token, req.params.accountID)),
   );
-  app.get('/token', async (req) => ok({ tokens: await accounts.listTokens(caller(req)) }));
-  app.get('/token/:id', { schema: { params: IdParams } }, async (req) =>
-    ok({ token: await accounts.getToken(caller(req), req.params.id) }),
+  app.get('/token', { schema: { response: answer({ tokens: Type.Array(TokenInfo) }) } }, async (req) =>
+    ok({ tokens: await accounts.listTokens(caller(req)) }),
   );
-  app.delete('/token/:id', { schema: { params: IdParams } }, async (req) =>
-    ok({ deleted_token: await accounts.deleteToken(caller(req), req.params.id) }),
+  app.get(
+    '/token/:id',
+    { schema: { params: IdParams, response: answer({ token: TokenInfo }) } },
+    async (req) => ok({ token: await accounts.getToken(caller(req), req.params.id) }),
+  );
+  app.delete(
+    '/token/:id',
+    { schema: { params: IdParams, response: answer({ deleted_token: Id }) } },
+    async (req) => ok({ deleted_token: await accounts.deleteToken(caller(req), req.params.id) }),
   );
 
-  app.get('/notification/balance', async (req) =>
-    ok({ notification: await accounts.getNotification(caller(req)) }),
+  app.get(
+    '/notification/balance',
+    { schema: { response: answer({ notification: Notification }) } },
+    async (req) => ok({ notification: await accounts.getNotification(caller(req)) }),
   );
-  app.put('/notification/balance', { schema: { body: NotificationBody } }, async (req) =>
-    ok({ notification: await accounts.putNotification(caller(req), req.body.notification) }),
+  app.put(
+    '/notification/balance',
+    { schema: { body: NotificationBody, response: answer({ notification: Notification }) } },
+    async (req) => ok({ notification: await accounts.putNotification(caller(req), req.body.notification) }),
   );
 }

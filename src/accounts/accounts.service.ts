@@ -52,6 +52,14 @@ export interface HeldMessages {
   released?(): void;
 }
 
+/**
+ * The invoice a sub-account gets for the credits a transfer gives it (`invoices.service.ts`, wired in
+ * `src/deps.ts`), written in the transfer's transaction.
+ */
+export interface TransferInvoices {
+  transferred(tx: Executor, toAccountId: number, credits: number, fromAccountId: number): Promise<unknown>;
+}
+
 export interface TransferRequest {
   to_account: string;
   credits: string;
@@ -89,6 +97,7 @@ export function createAccountsService(deps: {
   timezone: string;
   heldMessages: HeldMessages;
   passwordGuard?: PasswordGuardOptions;
+  invoices?: TransferInvoices;
 }) {
   const { db, clock, timezone, heldMessages } = deps;
 
@@ -461,6 +470,8 @@ export function createAccountsService(deps: {
           if (side.delta < 0) await alertIfCrossed(tx, side.id, side.balance);
           else await alertsRepo.rearmIfAbove(tx, side.id, side.balance);
         }
+        // The sub-account that received credits gets its invoice; taking them back issues none.
+        if (amount > 0) await deps.invoices?.transferred(tx, toChild, amount, auth.accountId);
         return { credits: parentBalance, child_credits: childBalance };
       });
     },
@@ -549,7 +560,13 @@ export function createAccountsService(deps: {
       };
     },
 
-    async addCredits(accountId: number, amount: number, reason = 'top-up'): Promise<number> {
+    /** `inTx` runs in the same transaction once the credits are added (a purchase's invoice). */
+    async addCredits(
+      accountId: number,
+      amount: number,
+      reason = 'top-up',
+      inTx?: (tx: Executor) => Promise<void>,
+    ): Promise<number> {
       if (!Number.isSafeInteger(amount) || amount === 0)
         throw ApiError.data('credits must be a non-zero integer');
       return db.transaction().execute(async (tx) => {
@@ -565,6 +582,7 @@ export function createAccountsService(deps: {
         // An operator's deduction alerts like a send would; a top-up above the trigger re-arms the alert.
         if (amount > 0) await alertsRepo.rearmIfAbove(tx, accountId, balance);
         else await alertIfCrossed(tx, accountId, balance);
+        await inTx?.(tx);
         return balance;
       });
     },

@@ -1,10 +1,11 @@
 import Type from 'typebox';
 import { ok } from '../http/envelope.ts';
+import { answer, Id, pageTotals, WallTime } from '../http/response-schemas.ts';
 import { type App, caller } from '../http/types.ts';
 import { PageQuery } from '../shared/paging.ts';
 import type { CampaignsService } from './campaigns.service.ts';
 
-const Message = Type.Object({
+const MessageBody = Type.Object({
   text: Type.String(),
   pushtype: Type.Optional(Type.String()),
   links: Type.Optional(Type.Array(Type.String())),
@@ -16,7 +17,7 @@ const ValueItem = Type.Object({ value: Type.String() });
 
 const SendBody = Type.Object({
   sms: Type.Object({
-    message: Message,
+    message: MessageBody,
     recipients: Type.Object({
       gsm: Type.Array(Type.Object({ value: Type.String(), gsmsmsid: Type.Optional(Type.String()) })),
     }),
@@ -26,7 +27,7 @@ const SendBody = Type.Object({
 /** `sms.lists[]` is the reference service's shape; the seed's `sms.recipients.gsm[]` of list ids also works. */
 const SendListsBody = Type.Object({
   sms: Type.Object({
-    message: Message,
+    message: MessageBody,
     lists: Type.Optional(Type.Array(ValueItem)),
     recipients: Type.Optional(Type.Object({ gsm: Type.Optional(Type.Array(ValueItem)) })),
   }),
@@ -63,59 +64,179 @@ const MessagesQuery = Type.Object({
   country: text,
 });
 const RepliesQuery = Type.Object(HistoryQuery);
+
+const count = Type.Integer();
+/** What a send answers; a simulation has no `ticket`. */
+const CampaignResult = answer({
+  ticket: Type.Optional({ ...Id, description: 'the campaign id (absent from a simulation)' }),
+  cost: Type.Integer({ description: 'credits charged' }),
+  credits: Type.Integer({ description: 'the balance after the send' }),
+  total: Type.Integer({ description: 'recipients given' }),
+  sent: Type.Integer({ description: 'recipients left after filtering' }),
+  blacklisted: count,
+  duplicated: count,
+  invalid: count,
+  npai: count,
+  not_allowed: Type.Integer({ description: 'recipients in a country the configuration does not allow' }),
+});
+const Campaign = Type.Object({
+  id: Id,
+  sender: Type.String(),
+  text: Type.String(),
+  creation_date: WallTime,
+  date: WallTime,
+  cost: count,
+  lists: Type.Array(Type.Object({ id: Id })),
+  status: Type.String({ enum: ['scheduled', 'sending', 'sent', 'done', 'cancelled'] }),
+  total: count,
+  delivered: count,
+  error: count,
+  expired: count,
+  network_error: count,
+  stop: count,
+  npai: count,
+  pending: count,
+  delivery_rate: Type.Integer({ description: 'delivered, in % of the messages' }),
+  clicks: count,
+});
+const info = { info1: Type.String(), info2: Type.String(), info3: Type.String(), info4: Type.String() };
+const NumberOfCampaign = Type.Object({ destination: Type.String(), date: WallTime, ...info });
+const HistoryMessage = Type.Object({
+  id: Id,
+  campaign_id: Id,
+  destination: Type.String(),
+  gsmsmsid: Type.String(),
+  text: Type.String(),
+  sender: Type.String(),
+  status: Type.Integer({ description: 'DLR status code' }),
+  date: WallTime,
+  delivery_date: Type.String({ description: 'a date `Y-m-d H:i:s`, or empty before a receipt' }),
+  country_code: Type.String(),
+  cost: count,
+});
+
 const paged = { params: TicketParams, querystring: PageQuery };
 
 export function campaignsRoutes(app: App, campaigns: CampaignsService): void {
-  app.delete('/send/:ticket', { schema: { params: TicketParams } }, async (req) =>
-    ok(await campaigns.cancel(caller(req), req.params.ticket)),
+  app.delete(
+    '/send/:ticket',
+    { schema: { params: TicketParams, response: answer({ credits: Type.Integer() }) } },
+    async (req) => ok(await campaigns.cancel(caller(req), req.params.ticket)),
   );
 
-  app.get('/campaign/:ticket', { schema: { params: TicketParams } }, async (req) =>
-    ok({ campaign: [await campaigns.campaign(caller(req), req.params.ticket)] }),
+  app.get(
+    '/campaign/:ticket',
+    { schema: { params: TicketParams, response: answer({ campaign: Type.Array(Campaign) }) } },
+    async (req) => ok({ campaign: [await campaigns.campaign(caller(req), req.params.ticket)] }),
   );
-  app.get('/campaigns', { schema: { querystring: CampaignsQuery } }, async (req) =>
-    ok(await campaigns.campaigns(caller(req), req.query)),
+  app.get(
+    '/campaigns',
+    {
+      schema: {
+        querystring: CampaignsQuery,
+        response: answer({ campaigns: Type.Array(Campaign), ...pageTotals }),
+      },
+    },
+    async (req) => ok(await campaigns.campaigns(caller(req), req.query)),
   );
-  app.get('/campaign/:ticket/mo', { schema: paged }, async (req) =>
-    ok(await campaigns.campaignReplies(caller(req), req.params.ticket, req.query.start, req.query.length)),
+  app.get(
+    '/campaign/:ticket/mo',
+    {
+      schema: {
+        ...paged,
+        response: answer({
+          replies: Type.Array(
+            Type.Object({ destination: Type.String(), message: Type.String(), date: WallTime, ...info }),
+          ),
+          ...pageTotals,
+        }),
+      },
+    },
+    async (req) =>
+      ok(await campaigns.campaignReplies(caller(req), req.params.ticket, req.query.start, req.query.length)),
   );
-  app.get('/campaign/:ticket/blacklist', { schema: paged }, async (req) =>
-    ok(await campaigns.campaignStops(caller(req), req.params.ticket, req.query.start, req.query.length)),
+  app.get(
+    '/campaign/:ticket/blacklist',
+    { schema: { ...paged, response: answer({ stops: Type.Array(NumberOfCampaign), ...pageTotals }) } },
+    async (req) =>
+      ok(await campaigns.campaignStops(caller(req), req.params.ticket, req.query.start, req.query.length)),
   );
-  app.get('/campaign/:ticket/npai', { schema: paged }, async (req) =>
-    ok(await campaigns.campaignNpai(caller(req), req.params.ticket, req.query.start, req.query.length)),
+  app.get(
+    '/campaign/:ticket/npai',
+    { schema: { ...paged, response: answer({ npais: Type.Array(NumberOfCampaign), ...pageTotals }) } },
+    async (req) =>
+      ok(await campaigns.campaignNpai(caller(req), req.params.ticket, req.query.start, req.query.length)),
   );
-  app.put('/campaign/:ticket/npai', { schema: { params: TicketParams } }, async (req) =>
-    ok(await campaigns.blacklistCampaignNpai(caller(req), req.params.ticket)),
+  app.put(
+    '/campaign/:ticket/npai',
+    {
+      schema: {
+        params: TicketParams,
+        response: answer({
+          NPAI: Type.Integer({ description: 'NPAI numbers of the campaign' }),
+          added_contacts: Type.Integer({ description: 'of them, newly blacklisted' }),
+        }),
+      },
+    },
+    async (req) => ok(await campaigns.blacklistCampaignNpai(caller(req), req.params.ticket)),
   );
-  app.get('/messages', { schema: { querystring: MessagesQuery } }, async (req) =>
-    ok(await campaigns.messageHistory(caller(req), req.query)),
+  app.get(
+    '/messages',
+    {
+      schema: {
+        querystring: MessagesQuery,
+        response: answer({ messages: Type.Array(HistoryMessage), ...pageTotals }),
+      },
+    },
+    async (req) => ok(await campaigns.messageHistory(caller(req), req.query)),
   );
-  app.get('/messages/mo', { schema: { querystring: RepliesQuery } }, async (req) =>
-    ok(await campaigns.replyHistory(caller(req), req.query)),
+  app.get(
+    '/messages/mo',
+    {
+      schema: {
+        querystring: RepliesQuery,
+        response: answer({
+          replies: Type.Array(
+            Type.Object({
+              id: Id,
+              destination: Type.String(),
+              message: Type.String(),
+              date: WallTime,
+              campaign_id: Id,
+            }),
+          ),
+          ...pageTotals,
+        }),
+      },
+    },
+    async (req) => ok(await campaigns.replyHistory(caller(req), req.query)),
   );
 
   for (const simulate of [false, true]) {
     const suffix = simulate ? '/simulate' : '';
 
-    app.post(`/send${suffix}`, { schema: { body: SendBody } }, async (req) =>
+    app.post(`/send${suffix}`, { schema: { body: SendBody, response: CampaignResult } }, async (req) =>
       ok(await campaigns.send(caller(req), req.body.sms.message, req.body.sms.recipients.gsm, { simulate })),
     );
 
     app.get(
       `/send${suffix}`,
-      { schema: { querystring: SendQuery }, config: { queryToken: true } },
+      { schema: { querystring: SendQuery, response: CampaignResult }, config: { queryToken: true } },
       async (req) => {
         const { to, gsmsmsid, token: _token, ...message } = req.query;
         return ok(await campaigns.send(caller(req), message, [{ value: to, gsmsmsid }], { simulate }));
       },
     );
 
-    app.post(`/send/lists${suffix}`, { schema: { body: SendListsBody } }, async (req) => {
-      const { message, lists, recipients } = req.body.sms;
-      return ok(
-        await campaigns.sendLists(caller(req), message, lists ?? recipients?.gsm ?? [], { simulate }),
-      );
-    });
+    app.post(
+      `/send/lists${suffix}`,
+      { schema: { body: SendListsBody, response: CampaignResult } },
+      async (req) => {
+        const { message, lists, recipients } = req.body.sms;
+        return ok(
+          await campaigns.sendLists(caller(req), message, lists ?? recipients?.gsm ?? [], { simulate }),
+        );
+      },
+    );
   }
 }

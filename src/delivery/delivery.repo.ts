@@ -252,8 +252,12 @@ export const deliveryRepo = {
    * Leased messages the SMSC accepted: submitted, with the SMSC id of their first part. One compiled
    * statement per message (cheaper on SQLite than building a statement with a list of ids).
    */
-  async markSubmitted(db: Executor, submitted: { id: number; smscId: string }[], now: number): Promise<void> {
-    for (const { id, smscId } of submitted) {
+  async markSubmitted(
+    db: Executor,
+    submitted: { id: number; smscId: string; country: string | null }[],
+    now: number,
+  ): Promise<void> {
+    for (const { id, smscId, country } of submitted) {
       await runPrepared(
         db,
         'delivery.markSubmitted',
@@ -267,10 +271,13 @@ export const deliveryRepo = {
               smsc_id: slot(4),
               lease_until: slot(5) as unknown as number,
               updated_at: slot(6) as unknown as number,
+              // What GET /metrics/consumption counts: sent now, to this country.
+              sent_at: slot(6) as unknown as number,
+              country: slot(8),
             })
             .where('id', '=', slot(0) as unknown as number)
             .where('state', '=', slot(7)),
-        [id, 'submitted', DlrStatus.sent, null, smscId, null, now, 'sending'],
+        [id, 'submitted', DlrStatus.sent, null, smscId, null, now, 'sending', country],
       );
     }
   },
@@ -681,7 +688,50 @@ export const deliveryRepo = {
     if (sort.key !== 'id') query = query.orderBy(key[sort.key], direction);
     return query.orderBy('id', direction).limit(page.length).offset(page.start).execute();
   },
+
+  /**
+   * The parts (credits) of the accounts' messages sent within the period, summed per account and country, in
+   * grouped statements of at most `maxGroupedAccounts` accounts: read from the partial index of sent messages
+   * (`messages_sent`, migration 017) alone, never a message row. `countries` keeps only those countries (null:
+   * numbers of no country).
+   */
+  async sentParts(
+    db: Executor,
+    accountIds: readonly number[],
+    period: Period,
+    countries: readonly (string | null)[] | undefined,
+  ): Promise<{ account_id: number; country: string | null; parts: number }[]> {
+    const out: { account_id: number; country: string | null; parts: number }[] = [];
+    for (const chunk of chunks([...accountIds], maxGroupedAccounts)) {
+      let query = db
+        .selectFrom('messages')
+        .select(['account_id', 'country'])
+        .select((eb) => eb.fn.sum<number>('parts').as('parts'))
+        .where('account_id', 'in', chunk)
+        // Repeats the index's predicate, which the bounds below imply anyway.
+        .where('sent_at', 'is not', null)
+        .where('sent_at', '>=', period.from)
+        .where('sent_at', '<=', period.to);
+      if (countries !== undefined) {
+        const codes = countries.filter((c) => c !== null);
+        const none = codes.length < countries.length;
+        query = query.where((eb) =>
+          eb.or([
+            ...(codes.length > 0 ? [eb('country', 'in', codes)] : []),
+            ...(none ? [eb('country', 'is', null)] : []),
+          ]),
+        );
+      }
+      const rows = await query.groupBy(['account_id', 'country']).execute();
+      for (const row of rows)
+        out.push({ account_id: Number(row.account_id), country: row.country, parts: Number(row.parts) });
+    }
+    return out;
+  },
 };
+
+/** Accounts summed by one statement of `sentParts`. */
+const maxGroupedAccounts = 500;
 
 /** A period, both ends included, in ms. */
 export interface Period {

@@ -177,7 +177,11 @@ export function createDeliveryService(deps: {
       );
       await deliveryRepo.markSubmitted(
         tx,
-        submitted.map((r) => ({ id: r.message.id, smscId: r.smscIds[0] })),
+        submitted.map((r) => ({
+          id: r.message.id,
+          smscId: r.smscIds[0],
+          country: countryOf(r.message.recipient) ?? null,
+        })),
         now,
       );
       // Receipts that overtook this record were kept aside: apply them now.
@@ -605,6 +609,22 @@ export function createDeliveryService(deps: {
     /** A page of the replies (MO and STOP) the account received within the period. */
     replyHistoryPage(accountId: number, period: Period, sort: ReplySort, page: Page) {
       return deliveryRepo.replyHistoryPage(db, accountId, period, sort, page);
+    },
+
+    /**
+     * What the accounts' messages sent within the period (accepted by the SMSC: `sent_at`) used, in parts, per
+     * account and recipient country (null when the numbering plan tells none); only `countries` when given
+     * (null among them: numbers of no country). Messages never sent (cancelled, refused, expired before a
+     * submit, still queued) count for nothing.
+     */
+    async sentCredits(
+      accountIds: readonly number[],
+      period: Period,
+      countries?: readonly (string | null)[],
+    ): Promise<{ accountId: number; country: string | null; credits: number }[]> {
+      if (accountIds.length === 0 || countries?.length === 0) return [];
+      const rows = await deliveryRepo.sentParts(db, accountIds, period, countries);
+      return rows.map((r) => ({ accountId: r.account_id, country: r.country, credits: r.parts }));
     },
   };
 }

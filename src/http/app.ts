@@ -5,7 +5,7 @@ import type { Config } from '../config.ts';
 import type { AuthContext } from '../shared/auth-context.ts';
 import { Status } from '../shared/errors.ts';
 import { detectSyntax, parseBody, replyFormatOf } from './body.ts';
-import { errorReply, negotiate } from './envelope.ts';
+import { errorPayload, errorReply, negotiate } from './envelope.ts';
 import type { App } from './types.ts';
 
 /** Registers one capability's routes on the authenticated API scope. */
@@ -36,6 +36,8 @@ export interface AppDeps {
    */
   authenticate(credential: string | BodyCredentials | undefined, clientIp: string): Promise<AuthContext>;
   routes: readonly RoutePlugin[];
+  /** Registers what describes the routes (OpenAPI, docs) outside authentication, before any route is added. */
+  documentation?: (app: App) => void;
 }
 
 export function buildApp(deps: AppDeps): App {
@@ -49,11 +51,10 @@ export function buildApp(deps: AppDeps): App {
     // Errors raised before routing (a URL that does not decode, say) get the same envelope.
     frameworkErrors: (error, request, reply) => {
       const { httpCode, headers, body } = errorReply(error, request, request.log);
-      negotiate(request, reply);
       (reply as FastifyReply)
         .code(httpCode)
         .headers(headers ?? {})
-        .send(body);
+        .send(errorPayload(request, reply as FastifyReply, body));
     },
     ajv: { customOptions: { coerceTypes: 'array', allErrors: false, removeAdditional: false } },
   }) as unknown as App;
@@ -74,21 +75,24 @@ export function buildApp(deps: AppDeps): App {
 
   app.setErrorHandler((error, request, reply) => {
     const { httpCode, headers, body } = errorReply(error as Error, request, request.log);
-    negotiate(request, reply);
+    // Serialized apart from the route's response schema, which describes its success only.
     return reply
       .code(httpCode)
       .headers(headers ?? {})
-      .send(body);
+      .send(errorPayload(request, reply, body));
   });
   // HTTP 200 like every API error: the SDKs map only a 200's status to their typed errors.
   app.setNotFoundHandler((request, reply) => {
-    negotiate(request, reply);
-    return reply.code(200).send({
-      status: Status.notFound,
-      message: 'Not found',
-      details: `no endpoint ${request.method} ${request.url.split('?')[0]}`,
-    });
+    return reply.code(200).send(
+      errorPayload(request, reply, {
+        status: Status.notFound,
+        message: 'Not found',
+        details: `no endpoint ${request.method} ${request.url.split('?')[0]}`,
+      }),
+    );
   });
+
+  deps.documentation?.(app);
 
   // Every API route is authenticated; the not-found handler above stays outside this scope.
   app.register(async (api: App) => {

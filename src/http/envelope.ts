@@ -22,10 +22,26 @@ export function wantsXml(request: FastifyRequest): boolean {
 
 const serializeXml = (payload: unknown) => toXml(payload as Record<string, unknown>);
 
-/** Sets the reply's serializer and content type for the negotiated format. */
-export function negotiate(request: FastifyRequest, reply: FastifyReply): void {
-  if (wantsXml(request)) reply.type('application/xml; charset=utf-8').serializer(serializeXml);
+/** Sets the reply's serializer and content type for the negotiated format; true for XML. */
+export function negotiate(request: FastifyRequest, reply: FastifyReply): boolean {
+  const xml = wantsXml(request);
+  if (xml) reply.type('application/xml; charset=utf-8').serializer(serializeXml);
   else reply.type('application/json; charset=utf-8');
+  return xml;
+}
+
+/**
+ * Negotiates an error envelope's format and returns what to send. JSON is serialized here: an API error
+ * answers HTTP 200 through the route that failed, and Fastify would otherwise write it with that route's
+ * success schema, which knows nothing of `details`. XML goes as the object, to the XML serializer, which
+ * Fastify prefers to any schema.
+ */
+export function errorPayload(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  body: Envelope,
+): Envelope | string {
+  return negotiate(request, reply) ? body : JSON.stringify(body);
 }
 
 export interface Envelope {

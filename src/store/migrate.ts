@@ -15,6 +15,8 @@ import * as accountProfile from './migrations/012-account-profile.ts';
 import * as campaignLists from './migrations/013-campaign-lists.ts';
 import * as lookups from './migrations/014-lookups.ts';
 import * as retention from './migrations/015-retention.ts';
+import * as invoices from './migrations/016-invoices.ts';
+import * as messageConsumption from './migrations/017-message-consumption.ts';
 
 /** Migrations in order; each is told the dialect so column types can differ where they must. */
 export const migrations = {
@@ -33,6 +35,8 @@ export const migrations = {
   '013-campaign-lists': campaignLists,
   '014-lookups': lookups,
   '015-retention': retention,
+  '016-invoices': invoices,
+  '017-message-consumption': messageConsumption,
 };
 
 /** Applies every pending migration. Safe to run from several processes at once (Kysely takes a lock). */

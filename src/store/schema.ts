@@ -178,6 +178,10 @@ export interface MessagesTable {
   updated_at: number;
   attempts: Generated<number>;
   error: string | null;
+  /** When the SMSC accepted every part (the submit's record); null until then, and for a message never sent. */
+  sent_at: number | null;
+  /** The recipient's ISO 3166-1 alpha-2 country, written with `sent_at`; null when the numbering plan has none. */
+  country: string | null;
 }
 
 export interface MessagePartsTable {
@@ -330,6 +334,39 @@ export interface LookupsTable {
   created_at: number;
 }
 
+/** An invoice of credits received (accounts); amounts in cents, frozen when it is issued. */
+export interface InvoicesTable {
+  id: Generated<number>;
+  account_id: number;
+  /** The invoice number: PG-2026-000042. */
+  name: string;
+  /** purchase (the operator's `credits add --price`) or transfer (from the parent account). */
+  kind: string;
+  description: string;
+  credits: number;
+  price_cents: number;
+  /** The VAT rate in hundredths of a percent: 2000 is 20 %. */
+  vat_basis_points: number;
+  vat_cents: number;
+  total_cents: number;
+  currency: string;
+  status: string;
+  payment_type: string;
+  from_account_id: number | null;
+  /** The issuer's lines, one per line, as configured when the invoice was issued. */
+  issuer: string;
+  /** The customer's profile (JSON) when the invoice was issued. */
+  customer: string;
+  created_at: number;
+  validated_at: number | null;
+}
+
+/** The last invoice number given in each year: numbers follow each other without gaps. */
+export interface InvoiceNumbersTable {
+  year: number;
+  last_number: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   credit_ledger: CreditLedgerTable;
@@ -355,5 +392,7 @@ export interface Database {
   alert_jobs: AlertJobsTable;
   cursors: CursorsTable;
   lookups: LookupsTable;
+  invoices: InvoicesTable;
+  invoice_numbers: InvoiceNumbersTable;
   retention: RetentionTable;
 }

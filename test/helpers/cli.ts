@@ -19,3 +19,16 @@ export async function createAccount(env: NodeJS.ProcessEnv, email: string, credi
   );
   return (JSON.parse(stdout) as { token: string }).token;
 }
+
+/** Runs `pigeon ...args` on the database at `databaseUrl`: its exit code and output, whatever the code. */
+export async function pigeonOn(databaseUrl: string, ...args: string[]) {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [pigeonBin, ...args], {
+      env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
