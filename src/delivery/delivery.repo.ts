@@ -369,6 +369,27 @@ export const deliveryRepo = {
     );
   },
 
+  /** The receipts of several parts with the same stat and status, in one statement. */
+  async updateParts(db: Executor, ids: readonly number[], stat: string, dlrStatus: number, now: number) {
+    await db
+      .updateTable('message_parts')
+      .set({ stat, dlr_status: dlrStatus, updated_at: now })
+      .where('id', 'in', ids)
+      .execute();
+  },
+
+  /** `finalize` for several messages at once; returns the ids that changed (those not final before). */
+  async finalizeMany(db: Executor, ids: readonly number[], state: string, dlrStatus: number, now: number) {
+    const rows = await db
+      .updateTable('messages')
+      .set({ state, dlr_status: dlrStatus, updated_at: now })
+      .where('id', 'in', ids)
+      .where('state', 'in', ['submitted', 'sending'])
+      .returning('id')
+      .execute();
+    return rows.map((r) => r.id);
+  },
+
   partsOf(db: Executor, messageId: number) {
     return db
       .selectFrom('message_parts')

@@ -219,12 +219,57 @@ export function createDeliveryService(deps: {
     }
   }
 
-  /** Receipts applied in `tx` (unknown ids kept as orphans), their events added to `events`. */
+  /**
+   * Receipts applied in `tx` (unknown ids kept as orphans), their events added to `events` in receipt order.
+   * The final receipts of one-part messages, the common case, are written set-wise: one UPDATE of their parts
+   * and one of their messages per stat and status; a long message's parts go one receipt at a time.
+   */
   async function applyReceipts(tx: Executor, receipts: Receipt[], now: number, events: NewEvent[]) {
     if (receipts.length === 0) return;
     const parts = await partLookup(tx, receipts);
-    for (const receipt of receipts)
-      events.push(...((await applyReceipt(tx, receipt, now, true, parts)) ?? []));
+    const applied: (NewEvent[] | { part: OpenPart; status: number })[] = [];
+    const groups = new Map<string, { stat: string; status: number; parts: OpenPart[] }>();
+    for (const receipt of receipts) {
+      const part = isFinalStat(receipt.stat) ? await parts.find(smscIdForms(receipt.smscId)) : undefined;
+      if (!part || part.parts > 1) {
+        applied.push((await applyReceipt(tx, receipt, now, true, parts)) ?? []);
+        continue;
+      }
+      parts.closed(part.id);
+      const status = dlrStatusOf(receipt, npaiErrors);
+      const key = `${receipt.stat}\u0000${status}`;
+      const group = groups.get(key) ?? { stat: receipt.stat, status, parts: [] };
+      group.parts.push(part);
+      groups.set(key, group);
+      applied.push({ part, status });
+    }
+    const finalized = new Set<number>();
+    for (const group of groups.values()) {
+      await deliveryRepo.updateParts(
+        tx,
+        group.parts.map((p) => p.id),
+        group.stat,
+        group.status,
+        now,
+      );
+      const messageIds = group.parts.map((p) => p.message_id);
+      const state = finalStateOf(group.status);
+      for (const id of await deliveryRepo.finalizeMany(tx, messageIds, state, group.status, now)) {
+        finalized.add(Number(id));
+      }
+    }
+    for (const entry of applied) {
+      if (Array.isArray(entry)) {
+        events.push(...entry);
+        continue;
+      }
+      const { part, status } = entry;
+      if (!finalized.has(Number(part.message_id))) continue;
+      if (status === DlrStatus.invalidDestination) {
+        await deps.numberLists.addToNpai(tx, part.account_id, part.recipient);
+      }
+      events.push(dlrEvent(part, status));
+    }
   }
 
   /**
