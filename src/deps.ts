@@ -142,7 +142,8 @@ export async function createDeps(
     numberLists: {
       addToBlacklist: (tx, accountId, number, campaignId) =>
         lists.addNumberInTx(tx, accountId, 'blacklist', number, campaignId),
-      addToNpai: (tx, accountId, number) => lists.addNumberInTx(tx, accountId, 'npai', number),
+      addToNpai: (tx, accountId, number, campaignId) =>
+        lists.addNumberInTx(tx, accountId, 'npai', number, campaignId),
     },
     campaigns: { sendingOptions: (ids) => campaigns.sendingOptions(ids) },
     options: {

@@ -302,7 +302,10 @@ describeEachDialect('campaign reads', (h) => {
     );
     const put = await call(h().app, 'PUT', `/campaign/${ticket}/npai`, { token: a.token });
     expect(put.body).toEqual({ status: 1, message: 'OK', NPAI: 1, added_contacts: 1 });
-    expect((await blacklisted()).body.list).toContainEqual(expect.objectContaining({ destination: n.npai }));
+    // The blacklist entry names the campaign it came from.
+    expect((await blacklisted()).body.list).toContainEqual(
+      expect.objectContaining({ destination: n.npai, campaign_id: String(ticket) }),
+    );
     expect((await blacklisted()).body.list).not.toContainEqual(
       expect.objectContaining({ destination: n.rejected }),
     );

@@ -137,6 +137,9 @@ describeEachDialect('delivery', (h) => {
       },
     });
     expect(again.body).toMatchObject({ npai: 1, sent: 0 });
+    // The NPAI entry names the campaign whose receipt said so.
+    const listed = await call(h().app, 'GET', '/npai', { token: a.token });
+    expect(listed.body.list).toMatchObject([{ destination: '33612340000', campaign_id: String(ticket) }]);
   });
 
   it('through SMPP: a long UCS-2 message goes out in parts with a UDH and is delivered when every part is', async () => {

@@ -549,7 +549,14 @@ export function createCampaignReads(deps: {
       const added = await db.transaction().execute(async (tx) => {
         let added = 0;
         for await (const numbers of delivery.npaiNumbers(tx, auth.accountId, Number(campaign.id))) {
-          added += await numberListsRepo.add(tx, 'blacklist', auth.accountId, numbers, now);
+          added += await numberListsRepo.add(
+            tx,
+            'blacklist',
+            auth.accountId,
+            numbers,
+            now,
+            Number(campaign.id),
+          );
         }
         return added;
       });

@@ -31,7 +31,8 @@ export type { MessageFilter, MessageSort, Period, ReplySort } from './delivery.r
 export interface NumberLists {
   /** `campaignId`: the campaign the STOP reply answered, recorded on the blacklist entry. */
   addToBlacklist(tx: Executor, accountId: number, number: string, campaignId: number): Promise<void>;
-  addToNpai(tx: Executor, accountId: number, number: string): Promise<void>;
+  /** `campaignId`: the campaign whose message the receipt or refusal was about. */
+  addToNpai(tx: Executor, accountId: number, number: string, campaignId: number): Promise<void>;
 }
 
 /** What the worker needs of a campaign besides its messages (campaigns are the campaigns capability's). */
@@ -206,7 +207,12 @@ export function createDeliveryService(deps: {
         );
         events.push(dlrEvent(r.message, status));
         if (status === DlrStatus.invalidDestination) {
-          await deps.numberLists.addToNpai(tx, r.message.account_id, r.message.recipient);
+          await deps.numberLists.addToNpai(
+            tx,
+            r.message.account_id,
+            r.message.recipient,
+            r.message.campaign_id,
+          );
         }
       } else if (r.kind === 'retry') {
         await deliveryRepo.setLeasedState(
@@ -266,7 +272,7 @@ export function createDeliveryService(deps: {
       const { part, status } = entry;
       if (!finalized.has(Number(part.message_id))) continue;
       if (status === DlrStatus.invalidDestination) {
-        await deps.numberLists.addToNpai(tx, part.account_id, part.recipient);
+        await deps.numberLists.addToNpai(tx, part.account_id, part.recipient, part.campaign_id);
       }
       events.push(dlrEvent(part, status));
     }
@@ -327,7 +333,7 @@ export function createDeliveryService(deps: {
     if (!(await deliveryRepo.finalize(tx, message.id, finalStateOf(finalStatus), finalStatus, now)))
       return [];
     if (finalStatus === DlrStatus.invalidDestination) {
-      await deps.numberLists.addToNpai(tx, message.account_id, message.recipient);
+      await deps.numberLists.addToNpai(tx, message.account_id, message.recipient, message.campaign_id);
     }
     return [dlrEvent(message, finalStatus)];
   }
