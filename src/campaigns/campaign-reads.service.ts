@@ -26,6 +26,7 @@ import type { Db } from '../store/db.ts';
 import { type CampaignFilter, type CampaignSort, campaignsRepo } from './campaigns.repo.ts';
 import { parseDelay } from './delay.ts';
 import { numberListsRepo } from './lists.repo.ts';
+import { infoOut } from './message-text.ts';
 
 /** What GET /campaign/:ticket and GET /campaigns answer for each campaign. */
 export interface CampaignView {
@@ -389,12 +390,7 @@ export function createCampaignReads(deps: {
     const info = new Map<number, ContactInfo>();
     if (ids.length === 0) return info;
     for (const c of await campaignsRepo.contactFields(db, accountId, ids)) {
-      info.set(Number(c.id), {
-        info1: c.info1 ?? '',
-        info2: c.info2 ?? '',
-        info3: c.info3 ?? '',
-        info4: c.info4 ?? '',
-      });
+      info.set(Number(c.id), infoOut(c));
     }
     return info;
   }

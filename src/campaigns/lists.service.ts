@@ -15,6 +15,7 @@ import {
   type NumberList,
   numberListsRepo,
 } from './lists.repo.ts';
+import { infoOut } from './message-text.ts';
 
 export interface ContactInput {
   value: string;
@@ -193,10 +194,7 @@ export function createListsService(deps: { db: Db; clock: Clock; maxContacts: nu
         list: rows.map((c) => ({
           id: idOut(c.id),
           destination: c.number,
-          info1: c.info1 ?? '',
-          info2: c.info2 ?? '',
-          info3: c.info3 ?? '',
-          info4: c.info4 ?? '',
+          ...infoOut(c),
         })),
         name: list.name,
         contacts: total,
@@ -340,10 +338,7 @@ export function createListsService(deps: { db: Db; clock: Clock; maxContacts: nu
         list: rows.map((r) => ({
           id: idOut(r.id),
           destination: r.number,
-          info1: r.info1 ?? '',
-          info2: r.info2 ?? '',
-          info3: r.info3 ?? '',
-          info4: r.info4 ?? '',
+          ...infoOut(r),
           date: wallTime(Number(r.created_at)),
           campaign_id: r.campaign_id === null ? null : idOut(r.campaign_id),
         })),

@@ -40,6 +40,11 @@ export interface ContactFields {
   info4: string | null;
 }
 
+/** A contact's fields as the API answers them: an unset field is an empty string. */
+export function infoOut(c: ContactFields): { info1: string; info2: string; info3: string; info4: string } {
+  return { info1: c.info1 ?? '', info2: c.info2 ?? '', info3: c.info3 ?? '', info4: c.info4 ?? '' };
+}
+
 const infoPattern = /\[info([1-4])\]/g;
 
 /** A text cut at its link markers once, then rendered per recipient without searching it again. */
