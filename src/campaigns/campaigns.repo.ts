@@ -1,6 +1,7 @@
 // SQL for campaigns, and the account's blacklist and NPAI filters. No rules here.
 import { type ExpressionBuilder, type Selectable, sql } from 'kysely';
 import type { Page } from '../shared/paging.ts';
+import { contains } from '../store/contains.ts';
 import type { Executor } from '../store/db.ts';
 import { runPrepared, slot } from '../store/prepared.ts';
 import type { CampaignsTable, Database } from '../store/schema.ts';
@@ -66,12 +67,6 @@ export interface CampaignSort {
 
 const sortColumn = { id: 'id', date: 'due_at', text: 'text', cost: 'cost', status: 'status' } as const;
 
-/** `column` holds `term`, without case for ASCII letters; `%`, `_` and `!` in the term match themselves. */
-function holds(column: 'text', term: string) {
-  const pattern = `%${term.replace(/[!%_]/g, (c) => `!${c}`)}%`;
-  return sql<boolean>`lower(${sql.ref(column)}) like lower(${pattern}) escape '!'`;
-}
-
 /**
  * The account check of a lookup by ids. Rows given by id are found by id: compared plainly, `account_id` can
  * make SQLite's planner (which keeps no statistics) prefer an index on the account, and walk all of its rows.
@@ -91,7 +86,7 @@ function filtered(db: Executor, accountId: number, filter: CampaignFilter) {
   if (filter.to !== undefined) q = q.where('due_at', '<=', filter.to);
   if (filter.sentMin !== undefined) q = q.where('sent', '>=', filter.sentMin);
   if (filter.sentMax !== undefined) q = q.where('sent', '<=', filter.sentMax);
-  if (filter.text !== undefined) q = q.where(holds('text', filter.text));
+  if (filter.text !== undefined) q = q.where(contains(['text'], filter.text));
   return q;
 }
 

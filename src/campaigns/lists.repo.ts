@@ -1,7 +1,7 @@
 // SQL for contact lists and the blacklist and NPAI number lists. Every query is scoped by account.
 
-import { sql } from 'kysely';
 import { insertRows } from '../store/bulk-insert.ts';
+import { contains } from '../store/contains.ts';
 import type { Executor } from '../store/db.ts';
 import { deleteAged } from '../store/purge.ts';
 
@@ -37,17 +37,8 @@ export interface NumberEntry {
   campaignId?: number | null;
 }
 
+/** What a list's `search` looks in: the number and the contact's fields. */
 const searchColumns = ['number', 'info1', 'info2', 'info3', 'info4'] as const;
-
-/**
- * Contacts whose number or info1…info4 holds `term` (letters compared through `lower()` on both sides, so
- * the same on SQLite and PostgreSQL for ASCII). `%`, `_` and the escape character match themselves.
- */
-function holds(term: string) {
-  const pattern = `%${term.replace(/[!%_]/g, (c) => `!${c}`)}%`;
-  const tests = searchColumns.map((c) => sql`lower(${sql.ref(c)}) like lower(${pattern}) escape '!'`);
-  return sql<boolean>`(${sql.join(tests, sql` or `)})`;
-}
 
 export const listsRepo = {
   async insert(db: Executor, accountId: number, name: string, now: number): Promise<number> {
@@ -129,7 +120,7 @@ export const listsRepo = {
       .select(['id', 'number', 'info1', 'info2', 'info3', 'info4'])
       .where('account_id', '=', accountId)
       .where('list_id', '=', listId);
-    if (search !== undefined) query = query.where(holds(search));
+    if (search !== undefined) query = query.where(contains(searchColumns, search));
     return query.orderBy('id').limit(length).offset(start).execute();
   },
 
@@ -140,7 +131,7 @@ export const listsRepo = {
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('account_id', '=', accountId)
       .where('list_id', '=', listId)
-      .where(holds(search))
+      .where(contains(searchColumns, search))
       .executeTakeFirstOrThrow();
     return Number(row.n);
   },

@@ -4,6 +4,7 @@ import { type Selectable, sql } from 'kysely';
 import type { Page } from '../shared/paging.ts';
 import { DlrStatus } from '../sms/dlr-status.ts';
 import { insertRows } from '../store/bulk-insert.ts';
+import { contains } from '../store/contains.ts';
 import type { Executor } from '../store/db.ts';
 import { claimsOf, leaseQueue } from '../store/lease-queue.ts';
 import { runPrepared, slot } from '../store/prepared.ts';
@@ -812,12 +813,6 @@ async function deleteMessages(db: Executor, rows: readonly { id: number }[]): Pr
   return ids.length;
 }
 
-/** `column` holds `term`, without case for ASCII letters; `%`, `_` and `!` in the term match themselves. */
-function holds(column: string, term: string) {
-  const pattern = `%${term.replace(/[!%_]/g, (c) => `!${c}`)}%`;
-  return sql<boolean>`lower(${sql.ref(column)}) like lower(${pattern}) escape '!'`;
-}
-
 /**
  * The DLR code a message reports: its receipt's, 0 for a cancelled message (never sent), else 1 (sent, no
  * receipt yet: queued, held, being sent or submitted).
@@ -836,7 +831,7 @@ function messageHistory(db: Executor, accountId: number, filter: MessageFilter) 
     .where('due_at', '<=', filter.to);
   if (filter.destination !== undefined) query = query.where('recipient', '=', filter.destination);
   if (filter.prefix !== undefined) query = query.where('recipient', 'like', `${filter.prefix}%`);
-  if (filter.text !== undefined) query = query.where(holds('text', filter.text));
+  if (filter.text !== undefined) query = query.where(contains(['text'], filter.text));
   if (filter.status !== undefined) query = query.where(reportedStatusSql, '=', filter.status);
   return query;
 }
