@@ -1,10 +1,11 @@
 // End to end: one campaign of 20,000 recipients from POST /send to the last receipt recorded, with the
 // real `pigeon serve` (API and worker in one process) in a child process, on a temp SQLite file:
 //   (a) through SMPP to a loopback SMSC in this process that answers each submit and its receipt at once;
-//   (b) through the built-in simulator with receipts at once.
+//   (b) through the built-in simulator with receipts at once;
+//   (c) as (a), over two SMSCs sharing the same binds and window through CONNECTORS_FILE (weighted).
 // Run: npm run bench -- delivery    (BENCH_DELIVERY_RECIPIENTS changes the size).
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -132,4 +133,23 @@ export async function run(): Promise<void> {
   });
   console.log(`  (the SMSC saw ${smsc.submits.length} submits)`);
   await smsc.close();
+
+  // The same binds and window over two SMSCs, shared by weight through CONNECTORS_FILE: what routing costs.
+  const smscA = await new TestSmsc({ receipts: 'text' }).listen();
+  const smscB = await new TestSmsc({ receipts: 'text' }).listen();
+  const dir = mkdtempSync(join(tmpdir(), 'pigeon-bench-connectors-'));
+  const file = join(dir, 'connectors.json');
+  const connector = (name: string, url: string) => ({ name, url, binds: 2, window: 100 });
+  writeFileSync(
+    file,
+    JSON.stringify({
+      connectors: [connector('a', smscA.url), connector('b', smscB.url)],
+      routes: [{ name: 'all', connectors: ['a', 'b'], strategy: 'weighted' }],
+    }),
+  );
+  await measure('SMPP, two connectors of 2 binds x window 100, weighted', { CONNECTORS_FILE: file });
+  console.log(`  (the SMSCs saw ${smscA.submits.length} and ${smscB.submits.length} submits)`);
+  await smscA.close();
+  await smscB.close();
+  rmSync(dir, { recursive: true, force: true });
 }

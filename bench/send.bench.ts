@@ -34,7 +34,9 @@ const bulkRecipients = Number(process.env.BENCH_SEND_RECIPIENTS ?? 100_000);
 async function serveChild(): Promise<void> {
   const config = loadConfig({ ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn' });
   const deps = await createDeps(config, { logger: pino({ level: 'warn' }) });
-  const app = buildApi({ config, logger: deps.logger, services: deps.services });
+  // With the server's metrics (the HTTP hook, the process metrics) unless METRICS=off: the cost they add.
+  deps.ops.startProcessMetrics();
+  const app = buildApi({ config, logger: deps.logger, services: deps.services, ops: deps.ops });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   process.stdout.write(`${JSON.stringify({ url })}\n`);
   process.on('SIGTERM', () => {

@@ -1,11 +1,15 @@
 // The only reader of process.env: one schema, parsed once, failing fast with every bad variable named.
 import Type, { type Static } from 'typebox';
 import Value from 'typebox/value';
+import { maxConcatenatedParts } from './sms/segments.ts';
 import { parseSendingWindow, type SendingWindow } from './sms/sending-window.ts';
 
 const port = (fallback: number) => Type.Integer({ minimum: 0, maximum: 65535, default: fallback });
 const oneOf = <T extends string>(values: readonly T[], fallback: T) =>
   Type.Enum(values, { default: fallback });
+/** An age after which pruning deletes a kind of row (`30d`), or `0`/`off` to keep it. */
+const pruneAge = (fallback: string) =>
+  Type.String({ pattern: '^([1-9]\\d*(s|m|h|d)|0|off)$', default: fallback });
 
 export const ConfigSchema = Type.Object({
   HOST: Type.String({ default: '127.0.0.1' }),
@@ -27,9 +31,64 @@ export const ConfigSchema = Type.Object({
    * supervisor, so every core works; or everything in one process.
    */
   PROCESSES: oneOf(['per-role', 'one'], 'per-role'),
+  /**
+   * Under the supervisor, the old-space heap of the delivery and webhooks processes in MB (V8's
+   * --max-old-space-size); 0 leaves V8's default. Their live heap is small and bounded by their batches
+   * (about 30–50 MB), but left alone V8 lets garbage grow to 150 MB and more under load before collecting.
+   */
+  WORKER_HEAP_MB: Type.Integer({ minimum: 0, maximum: 65_536, default: 128 }),
   TRUST_PROXY: Type.Boolean({ default: false }),
+  /** API requests per second per token (per account for legacy body credentials); 0 for no limit. */
+  RATE_LIMIT_TOKEN_RPS: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 }),
+  /**
+   * Requests per second per client IP that carry no valid credentials (the docs, unknown paths, failed
+   * sign-ins); 0 for no limit.
+   */
+  RATE_LIMIT_IP_RPS: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 50 }),
+  /** Failed sign-ins from one IP within RATE_LIMIT_AUTH_WINDOW before its sign-ins answer 429; 0 for none. */
+  RATE_LIMIT_AUTH_FAILURES: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 20 }),
+  /** Counted from the IP's first failure, 1s to 24h (s, m or h): 1m. */
+  RATE_LIMIT_AUTH_WINDOW: Type.String({ pattern: '^\\d+(s|m|h)$', default: '1m' }),
+  /** One log line per API request (method, route, status, latency, account, request id). */
+  ACCESS_LOG: oneOf(['off', 'on'], 'off'),
+  /**
+   * How long a graceful stop may take before the process exits non-zero, naming what was still running:
+   * 1s to 24h (s, m or h).
+   */
+  SHUTDOWN_TIMEOUT: Type.String({ pattern: '^\\d+(s|m|h)$', default: '30s' }),
+  /** Prometheus metrics (GET /metrics); `off` removes their cost, to measure it. */
+  METRICS: oneOf(['on', 'off'], 'on'),
+  /**
+   * Serve /metrics, /health and /ready on this port (on METRICS_HOST) instead of the API's: how a worker
+   * process, which has no API, exposes them. Unset: on the API's port.
+   */
+  METRICS_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+  METRICS_HOST: Type.Optional(Type.String({ minLength: 1 })),
+  /** When set, GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>`. */
+  METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
   LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
   BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 32 * 1024 * 1024 }),
+  /**
+   * The largest XML body: XML takes far more memory and time to parse than JSON (a 10 MB body took over a
+   * gigabyte and seconds), so large requests go as JSON.
+   */
+  XML_BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 2 * 1024 * 1024 }),
+  /**
+   * The largest body of a request with no token in its Authorization header (or query): only legacy
+   * clients signing in with `sms.authentication` in the body send one, and it is read before it is known
+   * whose it is.
+   */
+  UNAUTHENTICATED_BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 1024 * 1024 }),
+  /** A body larger than this (or of unknown length) waits for one of LARGE_BODY_CONCURRENCY permits… */
+  LARGE_BODY_BYTES: Type.Integer({ minimum: 1024, default: 1024 * 1024 }),
+  /** …held while it is read, parsed and answered, so many large bodies at once cannot exhaust memory. */
+  LARGE_BODY_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 1000, default: 2 }),
+  /** How long a client has to send a request's body once its headers are in: past it, HTTP 408. */
+  REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 30_000 }),
+  /** How long a client has to send a request's headers: past it, HTTP 408 and the connection is closed. */
+  HEADERS_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 10_000 }),
+  /** The most SMS parts one message may take (a longer text is refused); 255 is what the UDH can count. */
+  MAX_PARTS: Type.Integer({ minimum: 1, maximum: maxConcatenatedParts, default: 10 }),
   MAX_RECIPIENTS: Type.Integer({ minimum: 1, default: 500_000 }),
   /** How often the retention job deletes what is older than each account's settings (GET/PUT /retention). */
   RETENTION_EVERY: Type.String({ pattern: '^\\d+(s|m|h|d)$', default: '1h' }),
@@ -48,6 +107,11 @@ export const ConfigSchema = Type.Object({
   MARKETING_HOLIDAYS: oneOf(['FR', 'none'], 'FR'),
   /** How messages leave: the built-in carrier simulator, or an SMSC over SMPP. */
   TRANSPORT: oneOf(['simulator', 'smpp'], 'simulator'),
+  /**
+   * Several SMSCs and the routes between them (src/delivery/routing/): a YAML or JSON file, by its extension.
+   * Unset, TRANSPORT and SMPP_* / SIM_* describe the one connector `default`, which every message takes.
+   */
+  CONNECTORS_FILE: Type.Optional(Type.String({ minLength: 1 })),
   SMPP_URL: Type.Optional(Type.String({ pattern: '^smpp://[^:@/]+:[^@/]*@[^:/]+(:\\d+)?/?$' })),
   SMPP_BINDS: Type.Integer({ minimum: 1, maximum: 32, default: 1 }),
   SMPP_WINDOW: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
@@ -56,21 +120,65 @@ export const ConfigSchema = Type.Object({
   SMPP_SYSTEM_TYPE: Type.String({ default: '' }),
   SMPP_ENQUIRE_LINK_MS: Type.Integer({ minimum: 1000, default: 30_000 }),
   SMPP_RESPONSE_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000 }),
+  /**
+   * How long connecting to the SMSC and binding may take: past it the attempt is abandoned, the socket closed,
+   * a warning logged, and the bind retried with the reconnection backoff.
+   */
+  SMPP_BIND_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 10_000 }),
   SIM_DLR_DELAY_MS: Type.Integer({ minimum: 0, default: 1000 }),
   /** Receipt outcomes of the simulator and their weights. */
   SIM_OUTCOMES: Type.String({ default: 'DELIVRD=97,UNDELIV=2,EXPIRED=1' }),
   /** How long a message may wait to be sent before it expires instead: 48h, 90m, 3600s, 2d. */
   MESSAGE_VALIDITY: Type.String({ pattern: '^\\d+(s|m|h|d)$', default: '48h' }),
   /**
+   * How long a submitted message may wait for its receipt: past it, it is closed as expired (DLR 12), with its
+   * DLR event, so its campaign can finish. A receipt that comes later still wins. 72h, 3d.
+   */
+  DLR_WAIT: Type.String({ pattern: '^[1-9]\\d*(s|m|h|d)$', default: '72h' }),
+  /**
+   * Pruning of what only Pigeon reads, in the webhooks role: how often, rows per statement, and the pause
+   * between two statements (so a backlog never holds the write lock for long).
+   */
+  PRUNE_EVERY: Type.String({ pattern: '^[1-9]\\d*(s|m|h|d)$', default: '1h' }),
+  PRUNE_BATCH_ROWS: Type.Integer({ minimum: 1, maximum: 100_000, default: 1000 }),
+  PRUNE_PAUSE_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 50 }),
+  /** How old each kind gets before it is pruned: 30d, 12h; 0 or off keeps it. */
+  PRUNE_WEBHOOK_ATTEMPTS_AFTER: pruneAge('30d'),
+  PRUNE_WEBHOOK_DELIVERIES_AFTER: pruneAge('30d'),
+  PRUNE_EVENTS_AFTER: pruneAge('7d'),
+  PRUNE_ALERT_JOBS_AFTER: pruneAge('30d'),
+  PRUNE_CLICKS_AFTER: pruneAge('30d'),
+  PRUNE_ORPHAN_RECEIPTS_AFTER: pruneAge('1d'),
+  /**
    * Sends are refused with HTTP 429 (and Retry-After) while this many messages are due and not yet taken
    * by a delivery worker; 0 for no limit.
    */
   MAX_QUEUED_MESSAGES: Type.Integer({ minimum: 0, default: 0 }),
+  /**
+   * Messages (recipients kept after filtering) an account may have accepted per day of TIMEZONE; a send
+   * that would pass it is refused with -7. 0 for no limit.
+   */
+  DAILY_MESSAGE_LIMIT: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0 }),
   WORKER_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 10_000, default: 1000 }),
   WORKER_POLL_MS: Type.Integer({ minimum: 5, default: 200 }),
-  LEASE_SECONDS: Type.Integer({ minimum: 5, default: 120 }),
-  /** Replies that opt the number out, compared without case or accents. */
+  /**
+   * How long a worker's hold on the messages and webhook deliveries it leased outlives its last heartbeat
+   * (renewed every fifth of it): after a crash, another worker takes them over within about this.
+   */
+  LEASE_SECONDS: Type.Integer({ minimum: 3, maximum: 600, default: 15 }),
+  /**
+   * Replies that opt the number out, compared as a whole reply without case, accents, repeated spaces or
+   * ending punctuation ("Stop.", "ARRÊT !").
+   */
   STOP_KEYWORDS: Type.String({ default: 'STOP,STOP SMS,ARRET,UNSUBSCRIBE' }),
+  /** Replies that take the number off the account's blacklist (opt back in), compared as STOP_KEYWORDS. */
+  START_KEYWORDS: Type.String({ default: 'START,UNSTOP,DEMARRER' }),
+  /** Replies answered with HELP_TEXT, compared as STOP_KEYWORDS. */
+  HELP_KEYWORDS: Type.String({ default: 'HELP,AIDE,INFO' }),
+  /** The free SMS answering a HELP reply; unset: HELP replies are recorded as MO and not answered. */
+  HELP_TEXT: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
+  /** At most one HELP answer per number and account within this (s, m, h or d): a loop with a robot stops. */
+  HELP_ANSWER_INTERVAL: Type.String({ pattern: '^[1-9]\\d*(s|m|h|d)$', default: '10m' }),
   /** Receipt error codes meaning the number does not exist (it joins the NPAI list). */
   NPAI_ERROR_CODES: Type.String({ default: '001' }),
   /** Let webhooks reach private, loopback and other non-public addresses (a trusted network only). */
@@ -145,6 +253,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(
       'invalid configuration:\n  SMPP_URL: required when TRANSPORT=smpp (smpp://system_id:password@host:port)',
     );
+  }
+  // Bounded so a timer can hold them (Node's timers stop at about 24.8 days).
+  for (const key of ['RATE_LIMIT_AUTH_WINDOW', 'SHUTDOWN_TIMEOUT'] as const) {
+    const ms = durationMs(config[key]);
+    if (!(ms >= 1000 && ms <= 86_400_000)) {
+      throw new ConfigError(`invalid configuration:\n  ${key}: must be from 1s to 24h, got ${config[key]}`);
+    }
   }
   let marketingWindow: SendingWindow;
   try {

@@ -8,16 +8,25 @@ import { type CampaignsService, createCampaignsService } from './campaigns/campa
 import { createListsService, type ListsService } from './campaigns/lists.service.ts';
 import { type Config, durationMs } from './config.ts';
 import { createDeliveryService, type DeliveryService } from './delivery/delivery.service.ts';
+import { smscIdForms } from './delivery/receipt.ts';
+import { parseKeywords } from './delivery/reply-keywords.ts';
+import { loadRoutingTable, type RoutingTable } from './delivery/routing/connectors-file.ts';
+import { findRoute } from './delivery/routing/routes.ts';
+import { createIdempotencyService, type IdempotencyService } from './idempotency/idempotency.service.ts';
+import { createEraseService, type EraseService } from './lifecycle/erase.service.ts';
+import { type PruneTask, pruneTask } from './lifecycle/prune-job.ts';
 import { type ClickFold, createClickFold } from './links/click-fold.ts';
 import { createLinksService, type LinksService } from './links/links.service.ts';
 import { createLookupService, type LookupService } from './lookup/lookup.service.ts';
 import { numberingPlanProvider } from './lookup/numbering-plan.ts';
+import { createOps, type Ops } from './ops/ops.ts';
+import { appliedMigrations } from './ops/readiness.ts';
 import { createRetentionService, type RetentionService } from './retention/retention.service.ts';
 import { type Clock, systemClock } from './shared/clock.ts';
 import { createNudges, type Nudges } from './shared/nudges.ts';
 import { openStore, type Store } from './store/db.ts';
-import { migrate } from './store/migrate.ts';
-import { webhookLeaseMs } from './webhooks/dispatch-policy.ts';
+import { migrate, migrations } from './store/migrate.ts';
+import { webhookLeaseGuardMs } from './webhooks/dispatch-policy.ts';
 import { createUrlGuard, type UrlGuard } from './webhooks/url-guard.ts';
 import {
   createWebhookDeliveriesService,
@@ -42,6 +51,12 @@ export interface Services {
   consumption: ConsumptionService;
   /** Invoices of credits received: the operator's purchases and the transfers from a parent. */
   invoices: InvoicesService;
+  /** `pigeon erase` and POST /erase: a phone number out of every capability's tables, in one transaction. */
+  erase: EraseService;
+  /** What the pruning job deletes, one task per kind, each through the service of the capability owning it. */
+  pruneTasks: PruneTask[];
+  /** Idempotency-Key on sends: claims, first answers, and `pruneExpired(now)` for the housekeeping job. */
+  idempotency: IdempotencyService;
 }
 
 export interface Deps {
@@ -54,14 +69,24 @@ export interface Deps {
   urlGuard: UrlGuard;
   /** Wake-ups between the server's parts, across its processes when a supervisor runs them. */
   nudges: Nudges;
+  /** Health, readiness and metrics: their endpoints, and the observers handed to the workers. */
+  ops: Ops;
+  /** The connectors and routes (CONNECTORS_FILE, or the one connector of SMPP_* / SIM_*), read once. */
+  routing: RoutingTable;
   close(): Promise<void>;
 }
 
 export function createLogger(config: Pick<Config, 'LOG_LEVEL'>): Logger {
-  return pino({
-    level: config.LOG_LEVEL,
-    redact: ['req.headers.authorization', 'headers.authorization', '*.password', '*.token'],
-  });
+  return pino(
+    {
+      level: config.LOG_LEVEL,
+      redact: ['req.headers.authorization', 'headers.authorization', '*.password', '*.token'],
+    },
+    // Written at once, not buffered: pino's buffered stdout flushes at exit in a loop that never ends when
+    // the reader of stdout is gone (EPIPE is retried forever), which would hang a process past its shutdown
+    // deadline. Log lines are rare on the hot paths (the access log is off by default).
+    pino.destination({ dest: 1, sync: true }),
+  );
 }
 
 export async function createDeps(
@@ -69,6 +94,8 @@ export async function createDeps(
   overrides: { clock?: Clock; logger?: Logger; store?: Store; nudges?: Nudges } = {},
 ): Promise<Deps> {
   const clock = overrides.clock ?? systemClock;
+  // Read before the store opens: a bad connectors file stops the start naming every error, touching nothing.
+  const routing = loadRoutingTable(config);
   const nudges = overrides.nudges ?? createNudges();
   const logger = overrides.logger ?? createLogger(config);
   const store =
@@ -114,7 +141,8 @@ export async function createDeps(
     dialect: store.dialect,
     clock,
     options: {
-      leaseMs: webhookLeaseMs(config),
+      leaseMs: config.LEASE_SECONDS * 1000,
+      leaseGuardMs: webhookLeaseGuardMs(config),
       pauseAfterMs: durationMs(config.WEBHOOK_PAUSE_AFTER),
       retryAfterMaxMs: durationMs(config.WEBHOOK_RETRY_AFTER_MAX),
     },
@@ -144,15 +172,35 @@ export async function createDeps(
         lists.addNumberInTx(tx, accountId, 'blacklist', number, campaignId),
       addToNpai: (tx, accountId, number, campaignId) =>
         lists.addNumberInTx(tx, accountId, 'npai', number, campaignId),
+      removeFromBlacklist: (tx, accountId, number) =>
+        lists.removeNumberInTx(tx, accountId, 'blacklist', number),
     },
     campaigns: { sendingOptions: (ids) => campaigns.sendingOptions(ids) },
+    // A HELP's answer is a free message queued as balance alert SMS are (the worker's next poll sends it).
+    answers: {
+      queue: (tx, accountId, number, text, sender) =>
+        campaigns.sendSystemMessage(tx, accountId, number, text, sender),
+    },
     options: {
       timezone: config.TIMEZONE,
-      stopKeywords: config.STOP_KEYWORDS.split(','),
+      keywords: {
+        stop: parseKeywords(config.STOP_KEYWORDS),
+        start: parseKeywords(config.START_KEYWORDS),
+        help: parseKeywords(config.HELP_KEYWORDS),
+      },
+      help: {
+        text: config.HELP_TEXT,
+        intervalMs: durationMs(config.HELP_ANSWER_INTERVAL),
+        fallbackSender: config.ALERT_SENDER,
+      },
       npaiErrors: config.NPAI_ERROR_CODES.split(',').map((c) => c.trim()),
       leaseMs: config.LEASE_SECONDS * 1000,
+      // A submit goes on the wire in the turn of its check: the guard only covers clocks differing by host.
+      leaseGuardMs: Math.ceil((config.LEASE_SECONDS * 1000) / 3),
+      dlrWaitMs: durationMs(config.DLR_WAIT),
     },
   });
+  const idempotency = createIdempotencyService({ db, clock, logger });
   const campaigns = createCampaignsService({
     db,
     clock,
@@ -160,7 +208,15 @@ export async function createDeps(
     accounts,
     links,
     delivery,
-    queued: () => nudges.send('messages'),
+    queued: (messages) => {
+      nudges.send('messages');
+      ops.metrics?.sends.accepted(messages);
+    },
+    idempotency,
+    // Without CONNECTORS_FILE the one route takes every message: nothing to ask.
+    routable: config.CONNECTORS_FILE
+      ? (message) => findRoute(routing.routes, message) !== undefined
+      : undefined,
   });
   const balanceAlerts = createBalanceAlertsService({
     db,
@@ -172,7 +228,9 @@ export async function createDeps(
     },
     options: {
       sender: config.ALERT_SENDER,
-      leaseMs: config.LEASE_SECONDS * 1000,
+      // A row lease, not renewed by a heartbeat: long enough for one SMTP conversation (LEASE_SECONDS,
+      // now a heartbeat lease of seconds, used to be this).
+      leaseMs: 120_000,
       retryBaseMs: 30_000,
       retryMaxMs: 3_600_000,
       giveUpAfterMs: 86_400_000,
@@ -209,8 +267,44 @@ export async function createDeps(
       sentCredits: (accountIds, period, countries) => delivery.sentCredits(accountIds, period, countries),
     },
   });
+  // Reaches the capabilities through their services only, for the gauges read from the database.
+  const ops = createOps({
+    config,
+    log: logger,
+    now: () => clock.now(),
+    appliedMigrations: () => appliedMigrations(db),
+    knownMigrations: Object.keys(migrations),
+    sources: {
+      messageStates: (now, finishedSince) => delivery.queueStates(now, finishedSince),
+      webhookBacklog: (now) => webhookDeliveries.backlog(now),
+      oldestUnfoldedClickAt: async () => (await clickFold.oldestUnfoldedAt()) ?? null,
+    },
+    pool: () => store.connections(),
+    smscIdForms,
+  });
+  const erase = createEraseService({
+    db,
+    ports: { accounts, delivery, links, lists, lookup, webhooks },
+  });
+  // One line per kind of row only Pigeon reads, with its PRUNE_*_AFTER age.
+  const pruneTasks: PruneTask[] = [
+    pruneTask('webhook_attempts', config.PRUNE_WEBHOOK_ATTEMPTS_AFTER, webhooks.pruneAttempts),
+    pruneTask('webhook_deliveries', config.PRUNE_WEBHOOK_DELIVERIES_AFTER, webhooks.pruneFinishedDeliveries),
+    pruneTask('events', config.PRUNE_EVENTS_AFTER, webhooks.pruneDeliveredEvents),
+    pruneTask('alert_jobs', config.PRUNE_ALERT_JOBS_AFTER, balanceAlerts.pruneFinishedJobs),
+    pruneTask('clicks', config.PRUNE_CLICKS_AFTER, links.pruneFoldedClicks),
+    pruneTask('orphan_receipts', config.PRUNE_ORPHAN_RECEIPTS_AFTER, delivery.pruneOrphanReceipts),
+    // Their own age is a rule of their capability (a key answers for 24 h; a day's count serves that day).
+    { name: 'idempotency_keys', keepMs: 0, prune: (now, limit) => idempotency.pruneExpired(now, limit) },
+    {
+      name: 'daily_message_counts',
+      keepMs: 0,
+      prune: (now, limit) => campaigns.pruneDailyCounts(now, limit),
+    },
+  ];
   return {
     config,
+    routing,
     clock,
     logger,
     store,
@@ -228,9 +322,13 @@ export async function createDeps(
       retention,
       consumption,
       invoices,
+      idempotency,
+      erase,
+      pruneTasks,
     },
     urlGuard,
     nudges,
+    ops,
     close: () => store.destroy(),
   };
 }

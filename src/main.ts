@@ -1,6 +1,8 @@
 // The `pigeon` command: serve, migrate, and the operator's commands, all on the server's DATABASE_URL.
 import { parseArgs } from 'node:util';
-import { type Config, ConfigError, loadConfig } from './config.ts';
+import { type Config, ConfigError, durationMs, loadConfig } from './config.ts';
+import { connectorStatusJson, connectorStatusTable } from './delivery/connector-status.ts';
+import { loadRoutingTable } from './delivery/routing/connectors-file.ts';
 import { createDeps, createLogger, type Deps } from './deps.ts';
 import { startRuntime } from './runtime.ts';
 import { ApiError } from './shared/errors.ts';
@@ -17,8 +19,14 @@ const usage = `usage: pigeon <command>
                                           with --price, a purchase: the credits and their invoice
   token create ACCOUNT_ID --name NAME
   messages TICKET                         one JSON line per message of a campaign
-  simulate mo --from NUMBER --text TEXT [--to SHORTCODE]
+  simulate mo --from NUMBER --text TEXT [--to SHORTCODE] [--connector NAME]
                                           a reply from a handset, as the carrier would deliver it
+                                          (through connector NAME: it goes to the account that last
+                                          wrote to the number through that connector)
+  erase NUMBER [--account ID]             erase a phone number (GDPR) from every account's data, or one
+                                          account's; prints what it removed
+  connectors [--json]                     each connector of the running delivery processes: binds, state,
+                                          window in use, parts per second, last error
 
 Configuration comes from the environment; see .env.example.`;
 
@@ -57,15 +65,31 @@ async function withDeps<T>(config: Config, run: (deps: Deps) => Promise<T>): Pro
 async function serve(config: Config): Promise<void> {
   const supervised = process.env[supervisedVariable] === '1' && process.send !== undefined;
   if (config.ROLE === 'all' && config.PROCESSES === 'per-role' && !supervised) {
+    // A bad connectors file stops the start here, every error named, before any process is started.
+    loadRoutingTable(config);
     return supervise(config, createLogger(config));
   }
   const deps = await createDeps(config, supervised ? { nudges: createNudges(process) } : {});
+  // Its /metrics and /ready (the API process's) then answer for every process of the server.
+  if (supervised) deps.ops.superviseThrough(process);
   const running = await startRuntime(deps);
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     deps.logger.info({ signal }, 'shutting down');
+    // A step that cannot finish (a receiver that never answers, a wedged SMSC) must not keep the process
+    // from exiting: past the deadline it exits non-zero, naming what was still running (the database is
+    // closed last, so it is still open then).
+    const timeoutMs = durationMs(config.SHUTDOWN_TIMEOUT);
+    setTimeout(() => {
+      const unfinished = [...running.unfinished(), 'database'];
+      deps.logger.error(
+        { unfinished, timeoutMs },
+        'shutdown did not finish within SHUTDOWN_TIMEOUT; exiting with steps still running',
+      );
+      process.exit(1);
+    }, timeoutMs);
     await running.stop();
     await deps.close();
     process.exit(0);
@@ -73,13 +97,16 @@ async function serve(config: Config): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   if (supervised) {
+    // The supervisor is gone (killed, say): this process stops too rather than serve unsupervised. It may have
+    // gone while this process was starting, before this handler was set.
+    process.once('disconnect', () => void shutdown('disconnect'));
+    if (!process.connected) return shutdown('disconnect');
     process.send!({
       pigeon: 'ready',
       apiUrl: running.apiUrl,
       linkUrl: running.linkUrl,
+      metricsUrl: running.metricsUrl,
     } satisfies ReadyMessage);
-    // The supervisor is gone (killed, say): this process stops too rather than serve unsupervised.
-    process.once('disconnect', () => void shutdown('disconnect'));
   }
 }
 
@@ -97,8 +124,11 @@ async function run(argv: string[]): Promise<void> {
       from: { type: 'string' },
       to: { type: 'string' },
       text: { type: 'string' },
+      connector: { type: 'string' },
       price: { type: 'string' },
       currency: { type: 'string' },
+      account: { type: 'string' },
+      json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -163,8 +193,10 @@ async function run(argv: string[]): Promise<void> {
         let lines = '';
         let count = 0;
         for await (const m of deps.services.campaigns.messages(sub)) {
-          const { recipient, gsmsmsid, text, parts, state } = m;
-          lines += `${JSON.stringify({ recipient, gsmsmsid, text, parts, state })}\n`;
+          const { recipient, gsmsmsid, text, parts, state, connector, route } = m;
+          // The route and connector that carried it, once it was sent (CONNECTORS_FILE names).
+          const carried = connector === null ? {} : { route, connector };
+          lines += `${JSON.stringify({ recipient, gsmsmsid, text, parts, state, ...carried })}\n`;
           if (++count % 1000 === 0) {
             await writeOut(lines);
             lines = '';
@@ -172,6 +204,27 @@ async function run(argv: string[]): Promise<void> {
         }
         await writeOut(lines);
       });
+    }
+    case 'connectors': {
+      if (sub) throw new UsageError(`connectors takes no argument, got "${sub}"`);
+      const rows = await withDeps(config, (deps) => deps.services.delivery.connectorStatus());
+      const now = Date.now();
+      if (values.json)
+        return writeOut(rows.map((r) => `${JSON.stringify(connectorStatusJson(r, now))}\n`).join(''));
+      if (rows.length === 0) {
+        process.stderr.write(
+          'pigeon: no connector status: no delivery process (serve with ROLE all, worker or delivery) runs on this database\n',
+        );
+        return;
+      }
+      return writeOut(`${connectorStatusTable(rows, now)}\n`);
+    }
+    case 'erase': {
+      if (!sub) throw new UsageError('erase needs a NUMBER');
+      if (rest.length > 0) throw new UsageError(`erase takes one NUMBER, got also "${rest.join(' ')}"`);
+      const accountId = values.account === undefined ? undefined : needId(values.account, '--account');
+      const report = await withDeps(config, (deps) => deps.services.erase.eraseForOperator(sub, accountId));
+      return print(report);
     }
     case 'simulate': {
       if (sub !== 'mo')
@@ -182,7 +235,12 @@ async function run(argv: string[]): Promise<void> {
       if (!/^\+?\d{6,15}$/.test(from))
         throw new UsageError('--from must be a number, digits with the country code first');
       const recorded = await withDeps(config, (deps) =>
-        deps.services.delivery.recordInbound({ from, to: values.to ?? 'SIMULATOR', text: values.text! }),
+        deps.services.delivery.recordInbound({
+          from,
+          to: values.to ?? 'SIMULATOR',
+          text: values.text!,
+          connector: values.connector,
+        }),
       );
       if (!recorded)
         throw new ApiError(-5, `no account has written to ${from}: the reply has nobody to go to`);
@@ -191,6 +249,9 @@ async function run(argv: string[]): Promise<void> {
         account_id: String(recorded.accountId),
         from: from.replace(/^\+/, ''),
         text: recorded.text,
+        // START and HELP are MO replies that did something more: say what.
+        ...(recorded.keyword && { keyword: recorded.keyword }),
+        ...(recorded.answered !== undefined && { answered: recorded.answered }),
       });
     }
     default:

@@ -9,12 +9,15 @@ import { createSmtpMailer } from './accounts/mailer.ts';
 import { campaignsRoutes } from './campaigns/campaigns.routes.ts';
 import { listsRoutes } from './campaigns/lists.routes.ts';
 import { durationMs } from './config.ts';
+import { connectorsOf, connectorUsage, publishConnectorStatus } from './delivery/connector-status.ts';
 import { createDeliveryWorker } from './delivery/delivery-worker.ts';
 import { createTransport } from './delivery/transports.ts';
 import type { Deps } from './deps.ts';
 import { buildApp } from './http/app.ts';
 import { registerApiDocs } from './http/openapi.ts';
 import type { App } from './http/types.ts';
+import { eraseRoutes } from './lifecycle/erase.routes.ts';
+import { createPruneJob } from './lifecycle/prune-job.ts';
 import { createClickFolder } from './links/click-fold.ts';
 import { closeLinkServer, createLinkServer } from './links/link-server.ts';
 import { lookupRoutes } from './lookup/lookup.routes.ts';
@@ -27,17 +30,33 @@ import { webhooksRoutes } from './webhooks/webhooks.routes.ts';
 export interface Running {
   apiUrl: string | undefined;
   linkUrl: string | undefined;
+  /** Where /health, /ready and /metrics are served when METRICS_PORT gives them a port of their own. */
+  metricsUrl: string | undefined;
+  /** Runs the stop steps in order, each finishing what it has in flight. */
   stop(): Promise<void>;
+  /** The stop steps not finished yet, in order: while stop() runs, the first is the one underway. */
+  unfinished(): string[];
+}
+
+/** One step of a process's stop, named so a stop that overruns SHUTDOWN_TIMEOUT can say what was running. */
+interface StopStep {
+  name: string;
+  stop: () => Promise<void>;
 }
 
 /** The API's Fastify app with every capability's routes (not listening: tests use inject). */
-export function buildApi(deps: Pick<Deps, 'config' | 'logger' | 'services'>): App {
+export function buildApi(
+  deps: Pick<Deps, 'config' | 'logger' | 'services'> & Partial<Pick<Deps, 'clock' | 'ops'>>,
+): App {
+  const { ops } = deps;
   const { services } = deps;
   return buildApp({
     config: deps.config,
+    clock: deps.clock,
     logger: deps.logger,
     authenticate: (credential, clientIp) => services.accounts.authenticate(credential, clientIp),
     documentation: registerApiDocs,
+    operations: ops ? (app) => ops.register(app) : undefined,
     routes: [
       (api) => accountsRoutes(api, services.accounts),
       (api) => invoicesRoutes(api, services.invoices),
@@ -47,16 +66,19 @@ export function buildApi(deps: Pick<Deps, 'config' | 'logger' | 'services'>): Ap
       (api) => lookupRoutes(api, services.lookup),
       (api) => retentionRoutes(api, services.retention),
       (api) => consumptionRoutes(api, services.consumption),
+      (api) => eraseRoutes(api, services.erase),
     ],
   });
 }
 
 export async function startRuntime(deps: Deps): Promise<Running> {
   const { config, logger } = deps;
-  const stops: (() => Promise<void>)[] = [];
+  const stops: StopStep[] = [];
   let apiUrl: string | undefined;
   let linkUrl: string | undefined;
+  let metricsUrl: string | undefined;
   const role = config.ROLE;
+  deps.ops.startProcessMetrics();
   const serves = {
     api: role === 'all' || role === 'api',
     delivery: role === 'all' || role === 'worker' || role === 'delivery',
@@ -66,7 +88,7 @@ export async function startRuntime(deps: Deps): Promise<Running> {
     const app = buildApi(deps);
     apiUrl = await app.listen({ host: config.HOST, port: config.PORT });
     logger.info({ url: apiUrl }, 'API listening');
-    stops.push(() => app.close());
+    stops.push({ name: 'API server', stop: () => app.close() });
     const linkServer = createLinkServer(deps);
     await new Promise<void>((resolve, reject) => {
       linkServer.once('error', reject);
@@ -79,7 +101,7 @@ export async function startRuntime(deps: Deps): Promise<Running> {
     const port = typeof address === 'object' && address ? address.port : config.LINK_PORT;
     linkUrl = `http://${config.LINK_HOST.includes(':') ? `[${config.LINK_HOST}]` : config.LINK_HOST}:${port}`;
     logger.info({ url: linkUrl, baseUrl: config.LINK_BASE_URL }, 'link server listening');
-    stops.push(() => closeLinkServer(linkServer, deps.services.links));
+    stops.push({ name: 'link server', stop: () => closeLinkServer(linkServer, deps.services.links) });
     // Beside the link server whose clicks it folds; stopped after it, so its last clicks are folded too.
     const folder = createClickFolder({
       fold: deps.services.clickFold,
@@ -87,12 +109,17 @@ export async function startRuntime(deps: Deps): Promise<Running> {
       log: logger,
     });
     folder.start();
-    stops.push(() => folder.stop());
+    stops.push({ name: 'click fold', stop: () => folder.stop() });
   }
   if (serves.delivery) {
+    const transport = createTransport(config, logger, deps.ops.metrics?.smpp, deps.routing);
+    // Part of this process's readiness: a delivery process is ready once its transport can submit; the
+    // metrics show each SMPP connector under its name.
+    deps.ops.watchTransport(transport, connectorUsage(transport));
     const worker = createDeliveryWorker({
       delivery: deps.services.delivery,
-      transport: createTransport(config, logger),
+      transport,
+      metrics: deps.ops.metrics?.delivery,
       clock: deps.clock,
       log: logger,
       options: {
@@ -109,8 +136,21 @@ export async function startRuntime(deps: Deps): Promise<Running> {
     await worker.start();
     deps.nudges.on('messages', () => worker.wake());
     logger.info({ transport: config.TRANSPORT }, 'delivery worker started');
+    // For `pigeon connectors`, which runs in another process: each connector's binds, window and last error.
+    const connectorStatus = publishConnectorStatus(connectorsOf(transport), {
+      sink: deps.services.delivery,
+      now: () => deps.clock.now(),
+      role,
+      log: logger,
+    });
     // Stopped first: in-flight submits finish and are recorded before the servers close.
-    stops.unshift(() => worker.stop());
+    stops.unshift({
+      name: 'delivery worker',
+      stop: async () => {
+        await worker.stop();
+        await connectorStatus.stop();
+      },
+    });
   }
   if (serves.webhooks) {
     const dispatcher = dispatcherFromConfig({
@@ -119,12 +159,13 @@ export async function startRuntime(deps: Deps): Promise<Running> {
       urlGuard: deps.urlGuard,
       clock: deps.clock,
       logger,
+      metrics: deps.ops.metrics?.webhooks,
     });
     dispatcher.start();
     deps.nudges.on('events', () => dispatcher.wake());
     logger.info({}, 'webhook dispatcher started');
     // Stopped after the delivery worker (when this process runs it), whose last receipts may write events.
-    stops.splice(serves.delivery ? 1 : 0, 0, () => dispatcher.stop());
+    stops.splice(serves.delivery ? 1 : 0, 0, { name: 'webhook dispatcher', stop: () => dispatcher.stop() });
 
     const alertWorker = createAlertWorker({
       alerts: deps.services.balanceAlerts,
@@ -133,13 +174,14 @@ export async function startRuntime(deps: Deps): Promise<Running> {
         : undefined,
       log: logger,
       options: { pollMs: config.WORKER_POLL_MS, batchSize: 10, sweepMs: 5000 },
+      metrics: deps.ops.metrics?.alerts,
     });
     alertWorker.start();
     if (!config.SMTP_URL)
       logger.warn({}, 'SMTP_URL is not set: balance alert e-mails will be recorded as failed');
     logger.info({}, 'balance alert worker started');
     // Its SMS are written to the database for the delivery worker, so it can stop first.
-    stops.unshift(() => alertWorker.stop());
+    stops.unshift({ name: 'balance alert worker', stop: () => alertWorker.stop() });
 
     // Beside the other housekeeping of this role: deletes what each account's retention settings let go.
     const retentionJob = createRetentionJob({
@@ -148,13 +190,37 @@ export async function startRuntime(deps: Deps): Promise<Running> {
       log: logger,
     });
     retentionJob.start();
-    stops.unshift(() => retentionJob.stop());
+    stops.unshift({ name: 'retention job', stop: () => retentionJob.stop() });
+
+    // Beside it: deletes, in bounded batches, what only Pigeon reads once it is older than PRUNE_*_AFTER.
+    const pruneJob = createPruneJob({
+      tasks: deps.services.pruneTasks,
+      clock: deps.clock,
+      batchRows: config.PRUNE_BATCH_ROWS,
+      pauseMs: config.PRUNE_PAUSE_MS,
+      everyMs: durationMs(config.PRUNE_EVERY),
+      log: logger,
+    });
+    pruneJob.start();
+    stops.unshift({ name: 'prune job', stop: () => pruneJob.stop() });
+  }
+  if (config.METRICS_PORT !== undefined) {
+    // Instead of the API's port; a worker process has no other way to show them.
+    const server = await deps.ops.listen(config.METRICS_HOST ?? config.HOST, config.METRICS_PORT);
+    metricsUrl = server.url;
+    logger.info({ url: metricsUrl }, 'health and metrics listening');
+    stops.push({ name: 'metrics server', stop: () => server.close() });
   }
   return {
     apiUrl,
     linkUrl,
+    metricsUrl,
     async stop() {
-      for (const stop of stops) await stop();
+      while (stops.length > 0) {
+        await stops[0].stop();
+        stops.shift();
+      }
     },
+    unfinished: () => stops.map((step) => step.name),
   };
 }

@@ -6,7 +6,8 @@
 // transactions, readers never blocked) or PostgreSQL.
 import { type ChildProcess, fork } from 'node:child_process';
 import type { Logger } from 'pino';
-import type { Config } from './config.ts';
+import { type Config, durationMs } from './config.ts';
+import { createOpsRelay, isOpsAnswer, isOpsAsk, type RelayPeer } from './ops/supervision.ts';
 import { isNudgeMessage } from './shared/nudges.ts';
 import { openStore } from './store/db.ts';
 import { migrate } from './store/migrate.ts';
@@ -23,6 +24,8 @@ export interface ReadyMessage {
   pigeon: 'ready';
   apiUrl?: string;
   linkUrl?: string;
+  /** Where /health, /ready and /metrics are, when METRICS_PORT gives them a port of their own. */
+  metricsUrl?: string;
 }
 
 const isReady = (value: unknown): value is ReadyMessage =>
@@ -33,8 +36,11 @@ const restartBaseMs = 1_000;
 const restartMaxMs = 30_000;
 /** A process that served this long before it died is restarted at once. */
 const healthyAfterMs = 60_000;
-/** On stop, how long the processes may take to finish their work before they are killed. */
-const stopGraceMs = 30_000;
+/**
+ * On stop, how long past SHUTDOWN_TIMEOUT a process is killed: its own deadline (the same SHUTDOWN_TIMEOUT)
+ * should make it exit first, naming the steps it was still running; this catches one too stuck to.
+ */
+const killAfterDeadlineMs = 2_000;
 
 interface Child {
   role: SupervisedRole;
@@ -56,17 +62,43 @@ export async function supervise(config: Config, logger: Logger): Promise<void> {
   }
 
   let stopping = false;
-  let urls: { apiUrl?: string; linkUrl?: string } = {};
+  let urls: { apiUrl?: string; linkUrl?: string; metricsUrl?: string } = {};
   const children = supervisedRoles.map(
     (role): Child => ({ role, startedAt: 0, delayMs: 0, ready: false, served: false }),
+  );
+  // The API process answers /metrics and /ready for all: the relay asks the others for it.
+  const relay = createOpsRelay();
+  const peers = new Map<Child, RelayPeer>(
+    children.map((child) => [
+      child,
+      {
+        role: child.role,
+        get running() {
+          return child.process?.connected === true;
+        },
+        get serving() {
+          return child.ready;
+        },
+        send: (message) => child.process?.send(message),
+      },
+    ]),
   );
 
   const start = (child: Child) => {
     child.startedAt = Date.now();
     child.ready = false;
     const proc = fork(process.argv[1], ['serve'], {
-      env: { ...process.env, ROLE: child.role, [supervisedVariable]: '1' },
-      execArgv: process.execArgv,
+      env: {
+        ...process.env,
+        ROLE: child.role,
+        [supervisedVariable]: '1',
+        // Only the API process serves METRICS_PORT; it answers for the others.
+        ...(child.role === 'api' ? {} : { METRICS_PORT: '' }),
+      },
+      execArgv:
+        child.role !== 'api' && config.WORKER_HEAP_MB > 0
+          ? [...process.execArgv, `--max-old-space-size=${config.WORKER_HEAP_MB}`]
+          : process.execArgv,
       stdio: 'inherit',
     });
     child.process = proc;
@@ -74,10 +106,15 @@ export async function supervise(config: Config, logger: Logger): Promise<void> {
       if (isNudgeMessage(message)) {
         for (const other of children)
           if (other !== child && other.process?.connected) other.process.send(message);
+      } else if (isOpsAsk(message)) {
+        void relay.ask(peers.get(child)!, [...peers.values()], message);
+      } else if (isOpsAnswer(message)) {
+        relay.answered(message);
       } else if (isReady(message)) {
         child.ready = true;
         child.served = true;
-        if (message.apiUrl) urls = { apiUrl: message.apiUrl, linkUrl: message.linkUrl };
+        if (message.apiUrl)
+          urls = { apiUrl: message.apiUrl, linkUrl: message.linkUrl, metricsUrl: message.metricsUrl };
         if (children.every((c) => c.ready)) {
           logger.info(
             { ...urls, processes: children.map((c) => `${c.role}:${c.process?.pid}`) },
@@ -103,7 +140,9 @@ export async function supervise(config: Config, logger: Logger): Promise<void> {
         'a Pigeon process stopped; restarting it',
       );
       setTimeout(() => {
-        if (!stopping) start(child);
+        if (stopping) return;
+        relay.restarted(child.role);
+        start(child);
       }, child.delayMs);
     });
   };
@@ -114,22 +153,34 @@ export async function supervise(config: Config, logger: Logger): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down every Pigeon process');
+    const timeoutMs = durationMs(config.SHUTDOWN_TIMEOUT);
+    // Roles whose process did not stop cleanly: past its deadline, killed, or failed while stopping.
+    const unclean: SupervisedRole[] = [];
     const exits = children.map((child) => {
       const proc = child.process;
       if (!proc || proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve();
       return new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
-          logger.error({ role: child.role }, 'a Pigeon process did not stop in time; killing it');
+          logger.error(
+            { role: child.role, timeoutMs },
+            'a Pigeon process did not stop within SHUTDOWN_TIMEOUT; killing it',
+          );
           proc.kill('SIGKILL');
-        }, stopGraceMs);
-        proc.once('exit', () => {
+        }, timeoutMs + killAfterDeadlineMs);
+        proc.once('exit', (code, exitSignal) => {
           clearTimeout(timer);
+          // SIGTERM's default action ends a process still starting, before it handles the signal: clean.
+          if (code !== 0 && exitSignal !== 'SIGTERM') unclean.push(child.role);
           resolve();
         });
         proc.kill('SIGTERM');
       });
     });
     await Promise.all(exits);
+    if (unclean.length > 0) {
+      logger.error({ roles: unclean, timeoutMs }, 'Pigeon processes did not stop cleanly; exiting');
+      process.exit(1);
+    }
     process.exit(exitCode);
   }
   process.on('SIGINT', () => void shutdown('SIGINT'));

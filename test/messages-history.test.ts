@@ -124,6 +124,8 @@ describeEachDialect('message history', (h) => {
           delivery_date: '',
           country_code: 'BE',
           cost: 1,
+          route: '',
+          connector: '',
         },
         {
           id: ids[npai],
@@ -137,6 +139,8 @@ describeEachDialect('message history', (h) => {
           delivery_date: wallTime(sentAt),
           country_code: 'FR',
           cost: 1,
+          route: '',
+          connector: '',
         },
         {
           id: ids[delivered],
@@ -150,6 +154,8 @@ describeEachDialect('message history', (h) => {
           delivery_date: wallTime(sentAt),
           country_code: 'FR',
           cost: 1,
+          route: '',
+          connector: '',
         },
       ],
       totalRecords: 3,

@@ -3,7 +3,7 @@
 // the other's nudge (their polls are set to a minute, so nothing else could wake them in time); a role process
 // killed with SIGKILL is started again and the server goes on; SIGTERM stops every process.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -108,6 +108,13 @@ describe('pigeon serve: one process per role', () => {
     const distinct = new Set([server.pid, ...Object.values(pids)]);
     expect(distinct.size).toBe(4);
     for (const pid of Object.values(pids)) expect(alive(pid)).toBe(true);
+  });
+
+  it('the delivery and webhooks processes run with WORKER_HEAP_MB as their old-space limit, the API with the default', () => {
+    const flags = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    expect(flags(pids.delivery)).toContain('--max-old-space-size=128');
+    expect(flags(pids.webhooks)).toContain('--max-old-space-size=128');
+    expect(flags(pids.api).some((f) => f.startsWith('--max-old-space-size'))).toBe(false);
   });
 
   it('a send crosses the three processes: submitted, received, and its DLR webhook posted, woken by nudges', async () => {

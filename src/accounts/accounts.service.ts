@@ -1,6 +1,8 @@
 // Accounts, sub-accounts, credits, authentication, tokens and the balance notification setting.
 import type { AuthContext } from '../shared/auth-context.ts';
+import { wholeNumberIn } from '../shared/bounds.ts';
 import type { Clock } from '../shared/clock.ts';
+import type { Erasure } from '../shared/erasure.ts';
 import { ApiError, Status } from '../shared/errors.ts';
 import { idIn, idOut } from '../shared/ids.ts';
 import { zonedTime } from '../shared/zoned-time.ts';
@@ -22,6 +24,7 @@ import {
   type TokenOwner,
   tokensRepo,
 } from './accounts.repo.ts';
+import { accountsLifecycleRepo } from './accounts-lifecycle.repo.ts';
 import { type BalanceAlert, serializeAlert } from './alert-messages.ts';
 import { alertsRepo, type NewAlertJob } from './alerts.repo.ts';
 import { createPasswordGuard, type PasswordGuardOptions } from './password-guard.ts';
@@ -85,6 +88,8 @@ const touchEveryMs = 60_000;
 const tokenMemoryMs = 1_000;
 const maxTokensInMemory = 10_000;
 const maxTokenNameLength = 100;
+/** The longest life a token may be given: ten years (omit `ttl` for a token that never expires). */
+const maxTokenTtlSeconds = 10 * 365 * 86_400;
 
 const lockedAccount = (accountId: number) =>
   ApiError.auth(`account ${accountId} is locked by its parent account: it cannot use the API until unlocked`);
@@ -209,9 +214,11 @@ export function createAccountsService(deps: {
     if (name === '') throw ApiError.data('token.name must not be empty');
     if (name.length > maxTokenNameLength)
       throw ApiError.data(`token.name is longer than ${maxTokenNameLength} characters`);
-    if (request.ttl !== undefined && (!Number.isInteger(request.ttl) || request.ttl <= 0)) {
-      throw ApiError.data('token.ttl must be a positive number of seconds');
-    }
+    // Bounded so its expiry stays a date both databases store and every answer can print.
+    const ttl =
+      request.ttl === undefined
+        ? undefined
+        : wholeNumberIn('token.ttl', request.ttl, { min: 1, max: maxTokenTtlSeconds, unit: 'of seconds' });
     const allowed = normalizeAllowedIps(request.allowed_ips);
     const token = newToken();
     const now = clock.now();
@@ -221,7 +228,7 @@ export function createAccountsService(deps: {
         account_id: accountId,
         name,
         token_hash: hashToken(token),
-        expires_at: request.ttl ? now + request.ttl * 1000 : null,
+        expires_at: ttl === undefined ? null : now + ttl * 1000,
         allowed_ips: allowed ? JSON.stringify(allowed) : null,
       },
       now,
@@ -390,6 +397,34 @@ export function createAccountsService(deps: {
       const views = [];
       for (const row of rows) views.push(await subAccountView(row));
       return views;
+    },
+
+    /**
+     * The accounts a caller's erasure (POST /erase) covers: its own and its direct sub-accounts, on which a
+     * parent acts already (tokens, credits, lock). Ids in ascending order, the caller's first.
+     */
+    async erasureAccounts(auth: AuthContext): Promise<number[]> {
+      const children = await accountsRepo.children(db, auth.accountId);
+      return [auth.accountId, ...children.map((c) => Number(c.id))];
+    },
+
+    /** Whether an account exists (the operator's commands name one). */
+    async exists(accountId: number): Promise<boolean> {
+      return (await accountsRepo.profile(db, accountId)) !== undefined;
+    },
+
+    /**
+     * Erasure, in the caller's transaction: the number leaves the accounts' profile phone, their balance
+     * notification (with its SMS alert, which has nowhere to go), their alert jobs addressed to it, and the
+     * copies of the profile frozen in their invoices.
+     */
+    async eraseNumber(tx: Executor, erasure: Erasure) {
+      return {
+        accounts: await accountsLifecycleRepo.clearProfilePhone(tx, erasure),
+        balance_notifications: await accountsLifecycleRepo.clearAlertPhone(tx, erasure, clock.now()),
+        alert_jobs: await accountsLifecycleRepo.deleteJobsTo(tx, erasure),
+        invoices: await accountsLifecycleRepo.clearInvoicePhone(tx, erasure),
+      };
     },
 
     /** GET /sub-accounts/:id: one direct sub-account of the caller (-5 for any other account). */

@@ -31,8 +31,10 @@ export function createAlertWorker(deps: {
   mailer: Mailer | undefined;
   log: Log;
   options: AlertWorkerOptions;
+  /** Told of each job's outcome, for the operator's metrics (src/ops). */
+  metrics?: { ran(kind: string, outcome: 'sent' | 'retry' | 'failed'): void };
 }) {
-  const { alerts, mailer, log, options } = deps;
+  const { alerts, mailer, log, options, metrics } = deps;
 
   async function sendEmail(job: ClaimedAlertJob): Promise<AlertJobOutcome> {
     if (!mailer) return { kind: 'failed', error: noSmtpReason, permanent: true };
@@ -51,7 +53,10 @@ export function createAlertWorker(deps: {
     if (job.kind === 'sms') {
       try {
         if (!(await alerts.queueSms(job))) log.warn(about, 'alert SMS job was taken by another worker');
-        else log.info(about, 'balance alert SMS queued');
+        else {
+          log.info(about, 'balance alert SMS queued');
+          metrics?.ran(job.kind, 'sent');
+        }
         return;
       } catch (error) {
         outcome = { kind: 'failed', error: (error as Error).message, permanent: false };
@@ -62,6 +67,7 @@ export function createAlertWorker(deps: {
       outcome = { kind: 'failed', error: `unknown alert job kind "${job.kind}"`, permanent: true };
     }
     const state = await alerts.record(job, outcome);
+    if (state) metrics?.ran(job.kind, state === 'pending' ? 'retry' : state);
     if (outcome.kind === 'sent') {
       log.info(about, 'balance alert e-mail sent');
     } else if (state === 'failed') {

@@ -3,6 +3,7 @@
 import { backoffMs } from '../shared/backoff.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { Db, DialectName, Executor } from '../store/db.ts';
+import { accountsLifecycleRepo } from './accounts-lifecycle.repo.ts';
 import { alertSmsText, parseAlert } from './alert-messages.ts';
 import { alertsRepo, type ClaimedAlertJob } from './alerts.repo.ts';
 
@@ -49,6 +50,11 @@ export function createBalanceAlertsService(deps: {
 
     releaseExpiredLeases(): Promise<number> {
       return alertsRepo.releaseExpiredLeases(db, clock.now());
+    },
+
+    /** Pruning: up to `limit` jobs that ended (sent, or failed for good) before `before`; how many went. */
+    pruneFinishedJobs(before: number, limit: number): Promise<number> {
+      return accountsLifecycleRepo.pruneFinishedJobs(db, before, limit);
     },
 
     /**

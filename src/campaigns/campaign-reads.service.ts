@@ -15,6 +15,7 @@ import type {
 } from '../delivery/delivery.service.ts';
 import type { LinksService } from '../links/links.service.ts';
 import type { AuthContext } from '../shared/auth-context.ts';
+import { maxInt32, wholeNumberIn } from '../shared/bounds.ts';
 import type { Clock } from '../shared/clock.ts';
 import { ApiError } from '../shared/errors.ts';
 import { idIn, idOut } from '../shared/ids.ts';
@@ -176,11 +177,13 @@ function parseSort<K extends string>(
   return { key, descending };
 }
 
+/**
+ * A count filter: a whole number ≥ 0. The column it filters is a 32-bit integer, which PostgreSQL will not
+ * compare with a larger one; above that it is the column's largest value, which filters the same.
+ */
 function parseCount(field: string, value: QueryText): number | undefined {
   if (absent(value)) return undefined;
-  const raw = value.trim();
-  if (!wholeNumber.test(raw)) throw ApiError.data(`${field} "${value}" must be a whole number ≥ 0`);
-  return Math.min(Number(raw), Number.MAX_SAFE_INTEGER);
+  return wholeNumberIn(field, value.trim(), { min: 0, max: maxInt32, above: 'clamp' });
 }
 
 /** A substring filter: trimmed, at most `maxTextFilter` characters; empty is no filter. */
@@ -449,6 +452,8 @@ export function createCampaignReads(deps: {
         delivery_date: m.finalAt === null ? '' : wallTime(m.finalAt),
         country_code: countryOf(m.recipient) ?? '',
         cost: campaign !== undefined && Number(campaign.cost) === 0 ? 0 : m.parts,
+        route: m.route ?? '',
+        connector: m.connector ?? '',
       };
     });
   }

@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { ok } from '../http/envelope.ts';
 import { answer, Id, pageTotals, WallTime } from '../http/response-schemas.ts';
@@ -43,6 +44,21 @@ const SendQuery = Type.Object({
   unicode: Type.Optional(Type.String()),
   links: Type.Optional(Type.Array(Type.String())),
   token: Type.Optional(Type.String()),
+});
+
+/** Declared on the real sends so the API documents it; the idempotency service checks its value. */
+const SendHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({
+      description:
+        'makes the send safe to retry: 1 to 255 printable ASCII characters (a UUID, say). The same key with the same request within 24 h answers the first answer again without sending or charging; with another request, -7; while the first is still running, the retry waits for its answer (HTTP 409 after 30 s)',
+    }),
+  ),
+});
+/** What a send's Idempotency-Key is checked against: its header, and the route it came to. */
+const keyOf = (req: FastifyRequest) => ({
+  key: req.headers['idempotency-key'],
+  route: `${req.method} ${req.routeOptions.url}`,
 });
 
 const TicketParams = Type.Object({ ticket: Type.String() });
@@ -113,6 +129,10 @@ const HistoryMessage = Type.Object({
   delivery_date: Type.String({ description: 'a date `Y-m-d H:i:s`, or empty before a receipt' }),
   country_code: Type.String(),
   cost: count,
+  route: Type.String({
+    description: 'the route of the connectors file that chose its connector; empty before it was sent',
+  }),
+  connector: Type.String({ description: 'the connector (SMSC) that accepted it; empty before it was sent' }),
 });
 
 const paged = { params: TicketParams, querystring: PageQuery };
@@ -214,27 +234,48 @@ export function campaignsRoutes(app: App, campaigns: CampaignsService): void {
 
   for (const simulate of [false, true]) {
     const suffix = simulate ? '/simulate' : '';
+    // A simulation stores nothing and charges nothing: it has no Idempotency-Key to honour.
+    const headers = simulate ? {} : { headers: SendHeaders };
 
-    app.post(`/send${suffix}`, { schema: { body: SendBody, response: CampaignResult } }, async (req) =>
-      ok(await campaigns.send(caller(req), req.body.sms.message, req.body.sms.recipients.gsm, { simulate })),
+    app.post(
+      `/send${suffix}`,
+      { schema: { ...headers, body: SendBody, response: CampaignResult } },
+      async (req) =>
+        ok(
+          await campaigns.send(caller(req), req.body.sms.message, req.body.sms.recipients.gsm, {
+            simulate,
+            idempotency: keyOf(req),
+          }),
+        ),
     );
 
     app.get(
       `/send${suffix}`,
-      { schema: { querystring: SendQuery, response: CampaignResult }, config: { queryToken: true } },
+      {
+        schema: { ...headers, querystring: SendQuery, response: CampaignResult },
+        config: { queryToken: true },
+      },
       async (req) => {
         const { to, gsmsmsid, token: _token, ...message } = req.query;
-        return ok(await campaigns.send(caller(req), message, [{ value: to, gsmsmsid }], { simulate }));
+        return ok(
+          await campaigns.send(caller(req), message, [{ value: to, gsmsmsid }], {
+            simulate,
+            idempotency: keyOf(req),
+          }),
+        );
       },
     );
 
     app.post(
       `/send/lists${suffix}`,
-      { schema: { body: SendListsBody, response: CampaignResult } },
+      { schema: { ...headers, body: SendListsBody, response: CampaignResult } },
       async (req) => {
         const { message, lists, recipients } = req.body.sms;
         return ok(
-          await campaigns.sendLists(caller(req), message, lists ?? recipients?.gsm ?? [], { simulate }),
+          await campaigns.sendLists(caller(req), message, lists ?? recipients?.gsm ?? [], {
+            simulate,
+            idempotency: keyOf(req),
+          }),
         );
       },
     );

@@ -3,18 +3,21 @@
 import type { AccountsService } from '../accounts/accounts.service.ts';
 import type { Config } from '../config.ts';
 import type { CampaignMessage, DeliveryService, NewMessage } from '../delivery/delivery.service.ts';
+import type { IdempotencyService, RecordAnswer } from '../idempotency/idempotency.service.ts';
 import type { LinksService, NewLink } from '../links/links.service.ts';
 import type { AuthContext } from '../shared/auth-context.ts';
+import { scalarText } from '../shared/bounds.ts';
 import type { Clock } from '../shared/clock.ts';
 import { ApiError, Status } from '../shared/errors.ts';
 import { idIn, idOut } from '../shared/ids.ts';
 import { parseCountries } from '../sms/numbers.ts';
-import { countSegments } from '../sms/segments.ts';
+import { countSegments, gsmPartLimit, type SegmentCount, ucs2PartLimit } from '../sms/segments.ts';
 import { isValidSender } from '../sms/sender.ts';
 import { nextOpening } from '../sms/sending-window.ts';
 import type { Db, Executor } from '../store/db.ts';
 import { type CampaignReadsDeps, createCampaignReads } from './campaign-reads.service.ts';
 import { campaignsRepo, filterChunk, filtersRepo } from './campaigns.repo.ts';
+import { createDailyCap } from './daily-cap.ts';
 import { dueAt } from './delay.ts';
 import { listsRepo } from './lists.repo.ts';
 import {
@@ -50,6 +53,17 @@ export interface CampaignResult extends FilterCounts {
 }
 
 export type MessageLine = Omit<CampaignMessage, 'seq'>;
+
+export interface SendOptions {
+  simulate: boolean;
+  /**
+   * The request's `Idempotency-Key` header (undefined when it has none) and its route (`POST /send`): a real
+   * send with a key runs once per account and key, and its retries get its first answer.
+   */
+  idempotency?: { key: unknown; route: string };
+  /** Stores the answer under its key, inside the send's transaction (given by the idempotency service). */
+  record?: RecordAnswer<CampaignResult>;
+}
 
 interface Plan {
   text: string;
@@ -87,6 +101,8 @@ export function createCampaignsService(deps: {
     | 'ALLOWED_COUNTRIES'
     | 'MARKETING_WINDOW'
     | 'MAX_QUEUED_MESSAGES'
+    | 'MAX_PARTS'
+    | 'DAILY_MESSAGE_LIMIT'
   >;
   accounts: Pick<AccountsService, 'debit' | 'credits' | 'refund'>;
   links: Pick<LinksService, 'allocate' | 'store' | 'clickCounts' | 'purgeCampaign'>;
@@ -100,14 +116,27 @@ export function createCampaignsService(deps: {
     | 'hasUnfinished'
   > &
     CampaignReadsDeps['delivery'];
-  /** Told after a commit that queued messages (a nudge to the delivery worker). */
-  queued?: () => void;
+  /** Told after a send's commit, with how many messages it queued (a nudge to the delivery worker). */
+  queued?: (messages: number) => void;
+  idempotency: Pick<IdempotencyService, 'once'>;
+  /**
+   * Whether a delivery route of CONNECTORS_FILE takes a message (wired in deps.ts to the routing table);
+   * absent when there is no such file and every message has its route.
+   */
+  routable?: (message: {
+    destination: string;
+    country?: string;
+    sender: string | null;
+    pushtype: string;
+    accountId: number;
+  }) => boolean;
 }) {
   const { db, clock, config, accounts, links, delivery } = deps;
   const queued = deps.queued ?? (() => {});
   const allowedCountries = parseCountries(config.ALLOWED_COUNTRIES);
   const marketingWindow = config.MARKETING_WINDOW;
   const batcher = createSendBatcher(db);
+  const dailyCap = createDailyCap({ limit: config.DAILY_MESSAGE_LIMIT, timezone: config.TIMEZONE });
 
   // The send queue's depth, read at most every `backlogReadMs` and shared by the sends meanwhile.
   let backlog = { depth: 0, readAt: Number.NEGATIVE_INFINITY };
@@ -143,10 +172,10 @@ export function createCampaignsService(deps: {
       throw ApiError.data(`sms.message.pushtype "${message.pushtype}" must be "alert" or "marketing"`);
     }
 
-    const unicodeRaw = message.unicode;
+    const unicodeRaw = scalarText('sms.message.unicode', message.unicode);
     let unicode = false;
-    if (unicodeRaw !== undefined && unicodeRaw !== null && unicodeRaw !== '') {
-      const u = String(unicodeRaw).trim();
+    if (unicodeRaw !== undefined && unicodeRaw !== '') {
+      const u = unicodeRaw.trim();
       if (u !== '0' && u !== '1') throw ApiError.data(`sms.message.unicode "${u}" must be 0 or 1`);
       unicode = u === '1';
     }
@@ -178,16 +207,41 @@ export function createCampaignsService(deps: {
       );
     }
 
+    const final = withStopMention(text, pushtype, config.STOP_MENTION);
+    // Refused before any recipient is read when the text alone is too long: its links and a contact's
+    // fields only lengthen it, but for the few characters of an `[infoN]` field a contact leaves empty.
+    const bare = final
+      .split(shortMarker)
+      .join('')
+      .replace(/\[info[1-4]\]/g, '');
+    const atLeast = countSegments(bare, unicode);
+    if (atLeast.parts > config.MAX_PARTS) {
+      const exact = bare === final;
+      throw tooManyParts('sms.message.text', `${exact ? '' : 'at least '}${atLeast.parts}`, atLeast);
+    }
+
     // Marketing waits for the sending window: a send (or a delay) outside it goes at the next opening.
     const due = dueAt(message.delay, config.TIMEZONE, now);
     return {
-      text: withStopMention(text, pushtype, config.STOP_MENTION),
+      text: final,
       pushtype,
       unicode,
       sender: senderRaw === '' ? null : senderRaw,
       links: urls,
       dueAt: pushtype === 'marketing' ? nextOpening(marketingWindow, due) : due,
     };
+  }
+
+  /**
+   * A text longer than MAX_PARTS parts is refused: the concatenation header counts parts in one byte, and
+   * a text of hundreds of parts is a mistake that would cost its sender hundreds of credits per recipient.
+   */
+  function tooManyParts(what: string, parts: string, segments: SegmentCount): ApiError {
+    const perPart = segments.encoding === 'gsm7' ? gsmPartLimit : ucs2PartLimit;
+    const alphabet = segments.encoding === 'gsm7' ? 'GSM-7' : 'UCS-2';
+    return ApiError.data(
+      `${what} needs ${parts} SMS parts (${segments.units} ${alphabet} characters, ${perPart} per part); a message may have at most ${config.MAX_PARTS} (MAX_PARTS)`,
+    );
   }
 
   function checkRecipientCount(count: number, field: string): void {
@@ -200,9 +254,17 @@ export function createCampaignsService(deps: {
   }
 
   /** Sorts a send's recipients into kept and filtered, against the account's blacklist and NPAI list. */
-  const filterFor = <T>(accountId: number, candidates: Iterable<Candidate<T>>) =>
+  const filterFor = <T>(
+    accountId: number,
+    candidates: Iterable<Candidate<T>>,
+    p: Pick<Plan, 'sender' | 'pushtype'>,
+  ) =>
     filterRecipients(candidates, {
       allowedCountries,
+      routable: deps.routable
+        ? (destination, country) =>
+            deps.routable!({ destination, country, sender: p.sender, pushtype: p.pushtype, accountId })
+        : undefined,
       lookup: (numbers) => filtersRepo.listed(db, accountId, numbers),
       anyListed: () => filtersRepo.hasAny(db, accountId),
       chunk: filterChunk,
@@ -220,6 +282,7 @@ export function createCampaignsService(deps: {
     simulate: boolean,
     now: number,
     listIds: readonly number[] = [],
+    record?: RecordAnswer<CampaignResult>,
   ): Promise<CampaignResult> {
     const template = compileTemplate(p.text);
     const linkCount = p.links.length;
@@ -236,6 +299,13 @@ export function createCampaignsService(deps: {
       for (let k = 0; k < linkCount; k++) urls[k] = codes[base + k].url;
       const text = render(template, urls, kept[seq].item.contact ?? undefined);
       const segments = countSegments(text, p.unicode);
+      if (segments.parts > config.MAX_PARTS) {
+        throw tooManyParts(
+          `the text for ${kept[seq].number}, its links and fields in place,`,
+          String(segments.parts),
+          segments,
+        );
+      }
       texts[seq] = text;
       parts[seq] = segments.parts;
       ucs2[seq] = segments.encoding === 'ucs2' ? 1 : 0;
@@ -243,6 +313,7 @@ export function createCampaignsService(deps: {
     }
 
     if (simulate) {
+      await dailyCap.check(db, auth.accountId, now, kept.length);
       const available = await accounts.credits(auth.accountId);
       if (available < cost) {
         throw new ApiError(Status.credits, `this send costs ${cost} credits and ${available} are available`);
@@ -252,6 +323,8 @@ export function createCampaignsService(deps: {
 
     const accountId = auth.accountId;
     const sent = await batcher.submit(async (tx) => {
+      // First: a send past the day's cap is refused before anything else is written.
+      await dailyCap.take(tx, accountId, now, kept.length);
       const campaignId = await campaignsRepo.insert(tx, {
         account_id: accountId,
         billed_account_id: accountId,
@@ -308,14 +381,17 @@ export function createCampaignsService(deps: {
           await links.store(tx, linkRows);
         }
       }
-      return { ticket: idOut(campaignId), cost, credits: debited.credits, ...counts };
+      const result: CampaignResult = { ticket: idOut(campaignId), cost, credits: debited.credits, ...counts };
+      // The answer under its Idempotency-Key commits with the campaign, or neither does.
+      await record?.(tx, result);
+      return result;
     });
     // Committed: the delivery worker, maybe in another process, need not wait for its next poll.
-    queued();
+    queued(kept.length);
     return sent;
   }
 
-  return {
+  const service = {
     ...createCampaignReads({ db, clock, config, delivery, links }),
 
     /**
@@ -368,7 +444,10 @@ export function createCampaignsService(deps: {
         const cost = Number(campaign.cost);
         const billed = Number(campaign.billed_account_id);
         // The refund goes to the account that paid (the parent, for an unlimited sub-account).
-        return { credits: await accounts.refund(tx, billed, cost, id) };
+        const credits = await accounts.refund(tx, billed, cost, id);
+        // Its messages were never sent: they no longer count against the day's DAILY_MESSAGE_LIMIT.
+        await dailyCap.giveBack(tx, auth.accountId, Number(campaign.created_at), messages);
+        return { credits };
       });
     },
 
@@ -377,8 +456,17 @@ export function createCampaignsService(deps: {
       auth: AuthContext,
       message: MessageInput,
       recipients: RecipientInput[],
-      options: { simulate: boolean },
+      options: SendOptions,
     ): Promise<CampaignResult> {
+      const keyed = options.simulate ? undefined : options.idempotency;
+      if (keyed?.key !== undefined) {
+        return deps.idempotency.once(
+          auth.accountId,
+          keyed.key,
+          { route: keyed.route, payload: { message, recipients } },
+          (record) => service.send(auth, message, recipients, { simulate: false, record }),
+        );
+      }
       const now = clock.now();
       const p = plan(message, now);
       checkRecipientCount(recipients.length, 'sms.recipients.gsm');
@@ -396,8 +484,8 @@ export function createCampaignsService(deps: {
           yield { raw: r.value, item: { gsmsmsid, contact: null } };
         }
       };
-      const { kept, counts } = await filterFor(auth.accountId, candidates());
-      return execute(auth, p, kept, counts, options.simulate, now);
+      const { kept, counts } = await filterFor(auth.accountId, candidates(), p);
+      return execute(auth, p, kept, counts, options.simulate, now, [], options.record);
     },
 
     /** POST /send/lists and its simulation: the recipients are the contacts of the account's lists. */
@@ -405,8 +493,17 @@ export function createCampaignsService(deps: {
       auth: AuthContext,
       message: MessageInput,
       listRefs: { value: string }[],
-      options: { simulate: boolean },
+      options: SendOptions,
     ): Promise<CampaignResult> {
+      const keyed = options.simulate ? undefined : options.idempotency;
+      if (keyed?.key !== undefined) {
+        return deps.idempotency.once(
+          auth.accountId,
+          keyed.key,
+          { route: keyed.route, payload: { message, lists: listRefs } },
+          (record) => service.sendLists(auth, message, listRefs, { simulate: false, record }),
+        );
+      }
       const now = clock.now();
       const p = plan(message, now);
       if (listRefs.length === 0)
@@ -441,8 +538,8 @@ export function createCampaignsService(deps: {
         if (contacts.length > config.MAX_RECIPIENTS) break;
       }
       checkRecipientCount(contacts.length, 'the lists');
-      const { kept, counts } = await filterFor(auth.accountId, contacts);
-      return execute(auth, p, kept, counts, options.simulate, now, ids);
+      const { kept, counts } = await filterFor(auth.accountId, contacts, p);
+      return execute(auth, p, kept, counts, options.simulate, now, ids, options.record);
     },
 
     /**
@@ -492,6 +589,11 @@ export function createCampaignsService(deps: {
       return campaignId;
     },
 
+    /** Deletes up to `limit` daily message counts of the days before yesterday; returns how many went. */
+    pruneDailyCounts(now: number, limit?: number): Promise<number> {
+      return dailyCap.prune(db, now, limit);
+    },
+
     /** Sender and pushtype of each campaign: what the delivery worker needs besides the messages. */
     async sendingOptions(
       ids: readonly number[],
@@ -513,8 +615,11 @@ export function createCampaignsService(deps: {
           parts: Number(m.parts),
           encoding: m.encoding,
           state: m.state,
+          connector: m.connector,
+          route: m.route,
         };
       }
     },
   };
+  return service;
 }

@@ -328,6 +328,16 @@ export const numberListsRepo = {
     return rows.map((r) => r.number);
   },
 
+  /** Deletes the account's entry for a number; how many went (0: the number was not listed). */
+  async removeNumber(db: Executor, list: NumberList, accountId: number, number: string): Promise<number> {
+    const result = await db
+      .deleteFrom(list)
+      .where('account_id', '=', accountId)
+      .where('number', '=', number)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  },
+
   /** Returns how many entries were deleted: 0 when the account has no such entry. */
   async remove(db: Executor, list: NumberList, accountId: number, id: number): Promise<number> {
     const result = await db

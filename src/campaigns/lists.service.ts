@@ -1,6 +1,7 @@
 // Contact lists, and the blacklist and NPAI lists that filter every send of the account.
 import type { AuthContext } from '../shared/auth-context.ts';
 import type { Clock } from '../shared/clock.ts';
+import type { Erasure } from '../shared/erasure.ts';
 import { ApiError } from '../shared/errors.ts';
 import { idIn, idOut } from '../shared/ids.ts';
 import { parsePage } from '../shared/paging.ts';
@@ -15,6 +16,7 @@ import {
   type NumberList,
   numberListsRepo,
 } from './lists.repo.ts';
+import { listsLifecycleRepo } from './lists-lifecycle.repo.ts';
 import { infoOut } from './message-text.ts';
 
 export interface ContactInput {
@@ -309,6 +311,14 @@ export function createListsService(deps: { db: Db; clock: Clock; maxContacts: nu
       await numberListsRepo.add(tx, list, accountId, [number], clock.now(), campaignId);
     },
 
+    /**
+     * Takes one number off the blacklist or the NPAI list inside the caller's transaction (a START reply);
+     * a number not listed changes nothing.
+     */
+    async removeNumberInTx(tx: Executor, accountId: number, list: NumberList, number: string): Promise<void> {
+      await numberListsRepo.removeNumber(tx, list, accountId, number);
+    },
+
     /** Which of `numbers` are on the account's blacklist or NPAI list (a lookup's NPAI check). */
     async listedNumbers(
       accountId: number,
@@ -321,6 +331,18 @@ export function createListsService(deps: { db: Db; clock: Clock; maxContacts: nu
         for (const n of await numberListsRepo.present(db, list, accountId, chunk)) listed.add(n);
       }
       return listed;
+    },
+
+    /**
+     * Erasure, in the caller's transaction: the number leaves every list of the accounts, the blacklist and
+     * the NPAI list included (it may then be written to again, as after DELETE /blacklist/contact/:id).
+     */
+    async eraseNumber(tx: Executor, erasure: Erasure) {
+      return {
+        contacts: await listsLifecycleRepo.deleteNumber(tx, 'contacts', erasure),
+        blacklist: await listsLifecycleRepo.deleteNumber(tx, 'blacklist', erasure),
+        npai: await listsLifecycleRepo.deleteNumber(tx, 'npai', erasure),
+      };
     },
 
     /** Deletes up to `limit` of the account's list contacts added before `before` (retention); how many. */

@@ -29,6 +29,11 @@ export async function filterRecipients<T>(
   candidates: Iterable<Candidate<T>>,
   options: {
     allowedCountries: Set<string> | undefined;
+    /**
+     * Whether a delivery route takes the number (CONNECTORS_FILE); a number no route takes is counted in
+     * `not_allowed` like a country not allowed, and is neither sent nor charged. Absent: every number is.
+     */
+    routable?: (number: string, country: string | undefined) => boolean;
     lookup: ListedLookup;
     chunk: number;
     /** Whether the account has any listed number at all: lets a large send skip its chunked lookups. */
@@ -68,6 +73,10 @@ export async function filterRecipients<T>(
       continue;
     }
     if (allowedCountries && (check.country === undefined || !allowedCountries.has(check.country))) {
+      counts.not_allowed++;
+      continue;
+    }
+    if (options.routable && !options.routable(number, check.country)) {
       counts.not_allowed++;
       continue;
     }

@@ -11,7 +11,7 @@ import { Semaphore } from '../shared/semaphore.ts';
 import type { ClaimedMessage } from './delivery.repo.ts';
 import type { DeliveryService, SubmitResult } from './delivery.service.ts';
 import { buildParts } from './outbound-parts.ts';
-import type { InboundMessage, Receipt, Transport } from './transport.ts';
+import type { InboundMessage, Receipt, SubmitOutcome, Transport } from './transport.ts';
 
 export interface WorkerOptions {
   batchSize: number;
@@ -37,6 +37,17 @@ interface Log {
 
 export type DeliveryWorker = ReturnType<typeof createDeliveryWorker>;
 
+/** Told of each submit and receipt, for the operator's metrics (src/ops). */
+export interface DeliveryWorkerMetrics {
+  /** A part's submit ended; `seconds` from handing it to the transport to its answer. */
+  submitted(outcome: SubmitOutcome, seconds: number): void;
+  receipt(receipt: Receipt): void;
+}
+
+/** Messages closed for want of a receipt per transaction, and transactions per sweep. */
+const receiptTimeoutBatchSize = 1000;
+const maxReceiptTimeoutBatches = 5;
+
 export function createDeliveryWorker(deps: {
   delivery: DeliveryService;
   transport: Transport;
@@ -45,8 +56,9 @@ export function createDeliveryWorker(deps: {
   options: WorkerOptions;
   /** Told after outcomes, receipts or replies were committed: they may have written events. */
   recorded?: () => void;
+  metrics?: DeliveryWorkerMetrics;
 }) {
-  const { delivery, transport, clock, log, options } = deps;
+  const { delivery, transport, clock, log, options, metrics } = deps;
   const recorded = deps.recorded ?? (() => {});
 
   const unrecorded = new Semaphore(transport.capacity);
@@ -98,12 +110,19 @@ export function createDeliveryWorker(deps: {
     return clock.now() + backoffMs(attempts, options.retryBaseMs, options.retryMaxMs);
   }
 
+  /**
+   * Submits one message; undefined when it was dropped unsent because this worker no longer holds its lease
+   * term (fencing: a worker that stalled past its lease may have had the message taken by another, so it
+   * neither sends nor records it, and the message goes back to the queue).
+   */
   async function sendOne(
     message: ClaimedMessage,
     sender: string | null,
     pushtype: string,
     ref: number,
-  ): Promise<SubmitResult> {
+  ): Promise<SubmitResult | undefined> {
+    const holds = () => delivery.leases.holds(message.lease_owner);
+    if (!holds()) return undefined;
     const now = clock.now();
     if (message.due_at + options.validityMs <= now) return { kind: 'expired', message };
     if (pushtype === 'marketing') {
@@ -123,17 +142,26 @@ export function createDeliveryWorker(deps: {
       encoding: message.encoding,
       ref,
     });
+    // The router (src/delivery/routing/) chooses a route by the message's account, pushtype and country, and
+    // keeps every part of it on one connector.
+    const context = { messageId: message.id, accountId: message.account_id, pushtype };
     const smscIds: string[] = [];
+    let carrier: { connector?: string; route?: string } = {};
     for (const part of parts) {
-      const outcome = await transport.submit(part);
+      const startedAt = metrics ? performance.now() : 0;
+      // The transport asks `holds` again just before the part goes on the wire.
+      const outcome = await transport.submit({ ...part, context }, holds);
+      if (!outcome.ok && !holds()) return undefined;
+      metrics?.submitted(outcome, (performance.now() - startedAt) / 1000);
       if (!outcome.ok) {
         return outcome.retry
           ? { kind: 'retry', message, retryAt: retryAt(message.attempts), error: outcome.error }
           : { kind: 'failed', message, dlrStatus: outcome.dlrStatus, error: outcome.error };
       }
+      if (smscIds.length === 0) carrier = { connector: outcome.connector, route: outcome.route };
       smscIds.push(outcome.smscId);
     }
-    return { kind: 'submitted', message, smscIds };
+    return { kind: 'submitted', message, smscIds, ...carrier };
   }
 
   /**
@@ -173,7 +201,7 @@ export function createDeliveryWorker(deps: {
             );
             counted = true;
             oneSent();
-            await outcomes.add({ result });
+            if (result) await outcomes.add({ result });
           } finally {
             if (!counted) oneSent();
             unrecorded.release();
@@ -186,6 +214,19 @@ export function createDeliveryWorker(deps: {
     return { sent, recorded };
   }
 
+  // A receipt read in the same chunk as its submit_sm_resp would otherwise be added before its submit's
+  // outcome, whose promise chain runs only after the whole chunk is parsed: it would then find no part and
+  // wait aside as an orphan (a fifth of them in a campaign), to be matched later one at a time. Receipts
+  // therefore join the record after the turn's promise chains have run, all of a turn together.
+  let thisTurn: Promise<void> | undefined;
+  const afterThisTurn = (): Promise<void> =>
+    (thisTurn ??= new Promise((resolve) =>
+      setImmediate(() => {
+        thisTurn = undefined;
+        resolve();
+      }),
+    ));
+
   /** The outcomes of the batch before the one being sent: committed before the next claim. */
   let recording: Promise<void> = Promise.resolve();
 
@@ -197,6 +238,11 @@ export function createDeliveryWorker(deps: {
       if (released > 0) log.warn({ released }, 'released messages whose worker stopped mid-send');
       await delivery.adoptOrphans();
       await delivery.assembleWaitingReplies();
+      // Messages whose receipt never came within DLR_WAIT: a few batches a sweep, so a large backlog of them
+      // (an SMSC that sends no receipts) is closed over several sweeps without holding up the sends.
+      for (let batch = 0; batch < maxReceiptTimeoutBatches; batch++) {
+        if ((await delivery.closeUnreceipted(receiptTimeoutBatchSize)) < receiptTimeoutBatchSize) break;
+      }
     },
     async step() {
       if (!transport.ready()) return false;
@@ -216,8 +262,11 @@ export function createDeliveryWorker(deps: {
 
   return {
     async start(): Promise<void> {
+      delivery.leases.start(log);
       await transport.start({
         onReceipt: async (receipt) => {
+          metrics?.receipt(receipt);
+          await afterThisTurn();
           if (!(await outcomes.add({ receipt }))) throw new Error('receipt not recorded');
         },
         onInbound: inbound,
@@ -236,6 +285,7 @@ export function createDeliveryWorker(deps: {
       await recording.catch(() => {});
       await transport.stop();
       await outcomes.drain();
+      await delivery.leases.stop();
     },
   };
 }

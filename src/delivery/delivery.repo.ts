@@ -5,7 +5,7 @@ import type { Page } from '../shared/paging.ts';
 import { DlrStatus } from '../sms/dlr-status.ts';
 import { insertRows } from '../store/bulk-insert.ts';
 import { contains } from '../store/contains.ts';
-import type { Executor } from '../store/db.ts';
+import type { DialectName, Executor } from '../store/db.ts';
 import { claimsOf, leaseQueue } from '../store/lease-queue.ts';
 import { runPrepared, slot } from '../store/prepared.ts';
 import { deleteAged } from '../store/purge.ts';
@@ -20,6 +20,9 @@ import type {
 export type NewReply = Omit<Selectable<RepliesTable>, 'id'>;
 export type ReplyType = 'MO' | 'STOP';
 
+/** Submits recorded per statement: 3 parameters a row, well under every driver's limit. */
+const maxSubmittedRows = 512;
+
 /** What the worker needs of a message it leased. */
 const claimedColumns = [
   'id',
@@ -31,17 +34,19 @@ const claimedColumns = [
   'encoding',
   'due_at',
   'attempts',
+  'lease_owner',
 ] as const;
 
 export type ClaimedMessage = Pick<Selectable<MessagesTable>, (typeof claimedColumns)[number]>;
 
-/** Queued messages, due at `due_at`; a claim counts the attempt. */
+/** Queued messages, due at `due_at`; a claim counts the attempt and names the worker's lease term. */
 const messageQueue = leaseQueue({
   table: 'messages',
   waiting: 'queued',
   leased: 'sending',
   dueColumn: 'due_at',
   leaseCountsAttempt: true,
+  termLeases: true,
 });
 
 const batchRows = 500;
@@ -170,6 +175,30 @@ export const deliveryRepo = {
       .execute();
   },
 
+  /**
+   * Every account's messages per unfinished state (queued ones also counted by whether they are due at
+   * `now`), and per final state among those due since `finishedSince`: two ranges of the (state, due_at)
+   * index, so the read grows with the queue and the window, never with the table.
+   */
+  queueStates(db: Executor, now: number, finishedSince: number) {
+    const open = db
+      .selectFrom('messages')
+      .select((eb) => [
+        'state',
+        eb.fn.countAll<number>().as('n'),
+        sql<number>`sum(case when due_at <= ${now} then 1 else 0 end)`.as('due'),
+      ])
+      .where('state', 'in', ['queued', 'held', 'sending', 'submitted'])
+      .groupBy('state');
+    const finished = db
+      .selectFrom('messages')
+      .select((eb) => ['state', eb.fn.countAll<number>().as('n'), sql<number>`0`.as('due')])
+      .where('state', 'in', ['delivered', 'failed', 'expired'])
+      .where('due_at', '>=', finishedSince)
+      .groupBy('state');
+    return open.unionAll(finished).execute();
+  },
+
   /** A page (offset paging) of the campaign's messages whose receipt status is `dlrStatus`, in seq order. */
   withStatusPage(db: Executor, accountId: number, campaignId: number, dlrStatus: number, page: Page) {
     return db
@@ -209,7 +238,7 @@ export const deliveryRepo = {
   messagesAfter(db: Executor, accountId: number, campaignId: number, afterSeq: number, limit: number) {
     return db
       .selectFrom('messages')
-      .select(['seq', 'recipient', 'gsmsmsid', 'text', 'parts', 'encoding', 'state'])
+      .select(['seq', 'recipient', 'gsmsmsid', 'text', 'parts', 'encoding', 'state', 'connector', 'route'])
       .where('campaign_id', '=', campaignId)
       .where('account_id', '=', accountId)
       .where('seq', '>', afterSeq)
@@ -231,56 +260,72 @@ export const deliveryRepo = {
     await insertRows(db, 'message_parts', partColumns, rows, batchRows);
   },
 
-  /** Moves leased messages to a new state; only rows still leased are touched. */
+  /**
+   * Moves leased messages to a new state; only rows still leased under the term `owner` are touched (one that
+   * went back to the queue and was taken by another worker is that worker's to record).
+   */
   async setLeasedState(
     db: Executor,
     ids: number[],
     fields: Pick<Selectable<MessagesTable>, 'state'> &
       Partial<Pick<Selectable<MessagesTable>, 'dlr_status' | 'smsc_id' | 'due_at' | 'error'>>,
     now: number,
+    owner: number | null,
   ): Promise<void> {
     for (const chunk of chunks(ids)) {
       await db
         .updateTable('messages')
-        .set({ ...fields, lease_until: null, updated_at: now })
+        .set({ ...fields, lease_until: null, lease_owner: null, updated_at: now })
         .where('id', 'in', chunk)
         .where('state', '=', 'sending')
+        .where('lease_owner', owner === null ? 'is' : '=', owner)
         .execute();
     }
   },
 
   /**
-   * Leased messages the SMSC accepted: submitted, with the SMSC id of their first part. One compiled
-   * statement per message (cheaper on SQLite than building a statement with a list of ids).
+   * Leased messages the SMSC accepted: submitted, with the SMSC id of their first part, if still leased under
+   * the term `owner` that sent them; answers the ids it so marked. Set-wise: one UPDATE … FROM (VALUES …) per
+   * chunk, each row its own SMSC id, country and term (both dialects name a VALUES list's columns column1,
+   * column2, …). Chunks are padded to a power of two by repeating their last row, so a handful of statement
+   * texts serve every batch size.
    */
   async markSubmitted(
     db: Executor,
-    submitted: { id: number; smscId: string; country: string | null }[],
+    submitted: {
+      id: number;
+      smscId: string;
+      country: string | null;
+      owner: number | null;
+      connector: string | null;
+      route: string | null;
+    }[],
     now: number,
-  ): Promise<void> {
-    for (const { id, smscId, country } of submitted) {
-      await runPrepared(
-        db,
-        'delivery.markSubmitted',
-        (q) =>
-          q
-            .updateTable('messages')
-            .set({
-              state: slot(1),
-              dlr_status: slot(2) as unknown as number,
-              error: slot(3),
-              smsc_id: slot(4),
-              lease_until: slot(5) as unknown as number,
-              updated_at: slot(6) as unknown as number,
-              // What GET /metrics/consumption counts: sent now, to this country.
-              sent_at: slot(6) as unknown as number,
-              country: slot(8),
-            })
-            .where('id', '=', slot(0) as unknown as number)
-            .where('state', '=', slot(7)),
-        [id, 'submitted', DlrStatus.sent, null, smscId, null, now, 'sending', country],
+  ): Promise<Set<number>> {
+    const marked = new Set<number>();
+    for (let start = 0; start < submitted.length; start += maxSubmittedRows) {
+      const rows = submitted.slice(start, start + maxSubmittedRows);
+      let size = 8;
+      while (size < rows.length) size *= 2;
+      while (rows.length < size) rows.push(rows[rows.length - 1]);
+      const values = sql.join(
+        rows.map((r, i) =>
+          i === 0
+            ? sql`(cast(${r.id} as bigint), cast(${r.smscId} as text), cast(${r.country} as text), cast(${r.owner} as bigint), cast(${r.connector} as text), cast(${r.route} as text))`
+            : sql`(${r.id}, ${r.smscId}, ${r.country}, ${r.owner}, ${r.connector}, ${r.route})`,
+        ),
       );
+      // Fenced: only a message still leased under the recording worker's term is marked.
+      const { rows: updated } = await sql<{ id: number }>`update messages set state = ${'submitted'},
+        dlr_status = ${DlrStatus.sent}, error = null, smsc_id = v.column2, lease_until = null,
+        updated_at = ${now}, sent_at = ${now}, country = v.column3, lease_owner = null,
+        connector = v.column5, route = v.column6
+        from (values ${values}) as v
+        where messages.id = v.column1 and messages.state = ${'sending'} and messages.lease_owner = v.column4
+        returning messages.id`.execute(db);
+      for (const row of updated) marked.add(Number(row.id));
     }
+    return marked;
   },
 
   /** Messages due by `now` and not yet taken by a worker, counted up to `upTo` (the index range, no further). */
@@ -383,9 +428,14 @@ export const deliveryRepo = {
   async finalizeMany(db: Executor, ids: readonly number[], state: string, dlrStatus: number, now: number) {
     const rows = await db
       .updateTable('messages')
-      .set({ state, dlr_status: dlrStatus, updated_at: now })
+      .set({ state, dlr_status: dlrStatus, error: null, updated_at: now })
       .where('id', 'in', ids)
-      .where('state', 'in', ['submitted', 'sending'])
+      .where((eb) =>
+        eb.or([
+          eb('state', 'in', ['submitted', 'sending']),
+          eb.and([eb('state', '=', 'expired'), eb('error', '=', receiptTimeoutError)]),
+        ]),
+      )
       .returning('id')
       .execute();
     return rows.map((r) => r.id);
@@ -400,7 +450,10 @@ export const deliveryRepo = {
       .execute();
   },
 
-  /** Records a final state once: a message already final is left as it is. Returns whether it changed. */
+  /**
+   * Records a final state once: a message already final is left as it is, except one closed for want of a
+   * receipt (`closeUnreceipted`), which its real receipt replaces. Returns whether it changed.
+   */
   async finalize(db: Executor, id: number, state: string, dlrStatus: number, now: number): Promise<boolean> {
     const rows = await runPrepared<{ id: number }>(
       db,
@@ -411,14 +464,45 @@ export const deliveryRepo = {
           .set({
             state: slot(1),
             dlr_status: slot(2) as unknown as number,
+            // Written into the statement: a prepared statement binds slots only.
+            error: sql<null>`null`,
             updated_at: slot(3) as unknown as number,
           })
           .where('id', '=', slot(0) as unknown as number)
-          .where('state', 'in', [slot(4), slot(5)])
+          .where((eb) =>
+            eb.or([
+              eb('state', 'in', [slot(4), slot(5)]),
+              eb.and([eb('state', '=', slot(6)), eb('error', '=', slot(7))]),
+            ]),
+          )
           .returning('id'),
-      [id, state, dlrStatus, now, 'submitted', 'sending'],
+      [id, state, dlrStatus, now, 'submitted', 'sending', 'expired', receiptTimeoutError],
     );
     return rows.length > 0;
+  },
+
+  /**
+   * Closes up to `limit` messages submitted at or before `sentBy` that still await their receipt: `expired`,
+   * DLR 12, `error` saying why (`receiptTimeoutError`, which lets a late receipt replace it). A message is
+   * sent after it is due, so `due_at` bounds the range of the queue's index (state, due_at) the search reads.
+   * The rows are locked as they are chosen on PostgreSQL (one a receipt is finalizing is skipped), so they
+   * are still `submitted` when updated; SQLite has one writer. Answers what each closed message's DLR event
+   * needs.
+   */
+  closeUnreceipted(db: Executor, dialect: DialectName, sentBy: number, now: number, limit: number) {
+    let awaiting = unreceipted(db, sentBy).orderBy('due_at').limit(limit);
+    if (dialect === 'postgres') awaiting = awaiting.forUpdate().skipLocked();
+    return db
+      .updateTable('messages')
+      .set({ state: 'expired', dlr_status: DlrStatus.expired, error: receiptTimeoutError, updated_at: now })
+      .where('id', 'in', awaiting)
+      .returning(['id', 'account_id', 'campaign_id', 'recipient', 'gsmsmsid'])
+      .execute();
+  },
+
+  /** Whether any message submitted at or before `sentBy` still awaits its receipt (one index probe). */
+  async anyUnreceipted(db: Executor, sentBy: number): Promise<boolean> {
+    return (await unreceipted(db, sentBy).limit(1).executeTakeFirst()) !== undefined;
   },
 
   async insertOrphan(
@@ -478,15 +562,48 @@ export const deliveryRepo = {
     await db.deleteFrom('orphan_receipts').where('received_at', '<', before).execute();
   },
 
-  /** The account and message that last wrote to a number: replies are theirs. */
-  lastMessageTo(db: Executor, number: string) {
-    return db
+  /**
+   * The account and message that last wrote to a number, through `connector` when one is named: replies are
+   * theirs. The recipient index walks the number's messages newest first, so the connector costs a filter.
+   */
+  lastMessageTo(db: Executor, number: string, connector?: string) {
+    let query = db
       .selectFrom('messages')
       .select(['account_id', 'campaign_id', 'gsmsmsid'])
-      .where('recipient', '=', number)
-      .orderBy('id', 'desc')
-      .limit(1)
+      .where('recipient', '=', number);
+    if (connector !== undefined) query = query.where('connector', '=', connector);
+    return query.orderBy('id', 'desc').limit(1).executeTakeFirst();
+  },
+
+  /**
+   * Takes the right to answer a HELP from `number` for the account: true when none was answered since
+   * `answeredBefore`, and the answer's time is then recorded. One row per account and number, so of two
+   * transactions racing for it one inserts or updates and the other waits and finds it taken.
+   */
+  async claimHelpAnswer(
+    db: Executor,
+    accountId: number,
+    number: string,
+    now: number,
+    answeredBefore: number,
+  ): Promise<boolean> {
+    const row = await db
+      .insertInto('help_answers')
+      .values({ account_id: accountId, number, answered_at: now })
+      .onConflict((oc) =>
+        oc
+          .columns(['account_id', 'number'])
+          .doUpdateSet({ answered_at: now })
+          .where('help_answers.answered_at', '<=', answeredBefore),
+      )
+      .returning('account_id')
       .executeTakeFirst();
+    return row !== undefined;
+  },
+
+  /** Forgets HELP answers older than the interval: they no longer hold the next one back. */
+  async deleteHelpAnswersBefore(db: Executor, before: number): Promise<void> {
+    await db.deleteFrom('help_answers').where('answered_at', '<', before).execute();
   },
 
   async insertReply(db: Executor, reply: NewReply): Promise<void> {
@@ -535,7 +652,7 @@ export const deliveryRepo = {
   fragments(db: Executor, sender: string, recipient: string, ref: number) {
     return db
       .selectFrom('mo_fragments')
-      .select(['seq', 'total', 'text'])
+      .select(['seq', 'total', 'text', 'connector'])
       .where('sender', '=', sender)
       .where('recipient', '=', recipient)
       .where('ref', '=', ref)
@@ -794,6 +911,8 @@ const historyColumns = [
   'dlr_status',
   'due_at',
   'updated_at',
+  'connector',
+  'route',
 ] as const;
 
 /**
@@ -801,6 +920,22 @@ const historyColumns = [
  * the expression is what selects them, so no other query's plan ever takes them.
  */
 const accountKey = sql<number>`${sql.ref('account_id')} + 0`;
+
+/** Submitted messages sent at or before `sentBy` (a message is sent after it is due: `due_at` bounds the search). */
+function unreceipted(db: Executor, sentBy: number) {
+  return db
+    .selectFrom('messages')
+    .select('id')
+    .where('state', '=', 'submitted')
+    .where('due_at', '<=', sentBy)
+    .where('sent_at', '<=', sentBy);
+}
+
+/**
+ * The `error` of a message closed because its receipt did not come within DLR_WAIT. It tells such a message
+ * apart from one a carrier reported expired: only the former may still take a receipt that comes late.
+ */
+export const receiptTimeoutError = 'no receipt within DLR_WAIT';
 
 /** States a worker may still act on: retention never deletes such a message. */
 const unfinishedStates = ['queued', 'sending', 'held'];

@@ -2,14 +2,18 @@
 // Every change is written with the event that reports it, in one transaction.
 import type { Selectable } from 'kysely';
 import type { Clock } from '../shared/clock.ts';
+import type { Erasure } from '../shared/erasure.ts';
 import type { Page } from '../shared/paging.ts';
 import { zonedTime } from '../shared/zoned-time.ts';
 import { DlrStatus } from '../sms/dlr-status.ts';
 import { countryOf } from '../sms/numbers.ts';
 import type { Encoding } from '../sms/segments.ts';
 import type { Db, DialectName, Executor } from '../store/db.ts';
+import { createLeaseHolder } from '../store/lease-holder.ts';
 import { appendEvents, type NewEvent } from '../store/outbox.ts';
 import type { MessagesTable } from '../store/schema.ts';
+import { connectorStatusRepo } from './connector-status.repo.ts';
+import type { PublishedStatus } from './connector-status.ts';
 import {
   type ClaimedMessage,
   deliveryRepo,
@@ -21,8 +25,9 @@ import {
   type ReplyType,
   reportedStatus,
 } from './delivery.repo.ts';
+import { deliveryLifecycleRepo } from './delivery-lifecycle.repo.ts';
 import { dlrStatusOf, isFinalStat, smscIdForms } from './receipt.ts';
-import { stopMatcher } from './stop-keywords.ts';
+import { answerSender, type KeywordLists, keywordMatcher } from './reply-keywords.ts';
 import type { InboundMessage, Receipt } from './transport.ts';
 
 export type { MessageFilter, MessageSort, Period, ReplySort } from './delivery.repo.ts';
@@ -31,8 +36,18 @@ export type { MessageFilter, MessageSort, Period, ReplySort } from './delivery.r
 export interface NumberLists {
   /** `campaignId`: the campaign the STOP reply answered, recorded on the blacklist entry. */
   addToBlacklist(tx: Executor, accountId: number, number: string, campaignId: number): Promise<void>;
+  /** A START reply: the number leaves the account's blacklist (nothing when it was not on it). */
+  removeFromBlacklist(tx: Executor, accountId: number, number: string): Promise<void>;
   /** `campaignId`: the campaign whose message the receipt or refusal was about. */
   addToNpai(tx: Executor, accountId: number, number: string, campaignId: number): Promise<void>;
+}
+
+/**
+ * Free messages from the service itself (the answer to a HELP), queued inside the reply's transaction by the
+ * campaigns capability as balance alert SMS are: a campaign of the account costing nothing.
+ */
+export interface AnswerSms {
+  queue(tx: Executor, accountId: number, number: string, text: string, sender: string): Promise<unknown>;
 }
 
 /** What the worker needs of a campaign besides its messages (campaigns are the campaigns capability's). */
@@ -60,21 +75,39 @@ export interface NewMessage {
 /** A message of a campaign as the operator's `pigeon messages` prints it. */
 export type CampaignMessage = Pick<
   Selectable<MessagesTable>,
-  'seq' | 'recipient' | 'gsmsmsid' | 'text' | 'parts' | 'encoding' | 'state'
+  'seq' | 'recipient' | 'gsmsmsid' | 'text' | 'parts' | 'encoding' | 'state' | 'connector' | 'route'
 >;
 
 export type SubmitResult =
-  | { kind: 'submitted'; message: ClaimedMessage; smscIds: string[] }
+  | {
+      kind: 'submitted';
+      message: ClaimedMessage;
+      smscIds: string[];
+      /** The connector that accepted the first part and the route that chose it (CONNECTORS_FILE names). */
+      connector?: string;
+      route?: string;
+    }
   | { kind: 'failed'; message: ClaimedMessage; dlrStatus: number; error: string }
   | { kind: 'retry'; message: ClaimedMessage; retryAt: number; error: string }
   | { kind: 'expired'; message: ClaimedMessage };
 
 export interface DeliveryOptions {
   timezone: string;
-  stopKeywords: string[];
+  /** STOP_KEYWORDS, START_KEYWORDS and HELP_KEYWORDS. */
+  keywords: KeywordLists;
+  /**
+   * The answer to a HELP (HELP_TEXT; none: not answered), at most one per number and account within
+   * `intervalMs`, from the number replied to or else `fallbackSender` (ALERT_SENDER).
+   */
+  help: { text: string | undefined; intervalMs: number; fallbackSender: string };
   /** Receipt error codes meaning the number does not exist. */
   npaiErrors: string[];
+  /** How long a worker's lease term outlives its last heartbeat (LEASE_SECONDS). */
   leaseMs: number;
+  /** How long before its term's end a worker stops submitting what it leased (store/lease-holder.ts). */
+  leaseGuardMs: number;
+  /** How long a submitted message waits for its receipt before it is closed as expired (DLR_WAIT). */
+  dlrWaitMs: number;
 }
 
 export type DeliveryService = ReturnType<typeof createDeliveryService>;
@@ -89,6 +122,10 @@ export interface RecordedReply {
   type: ReplyType;
   accountId: number;
   text: string;
+  /** A START (taken off the blacklist) or HELP, recorded as MO; absent for any other reply. */
+  keyword?: 'START' | 'HELP';
+  /** For a HELP: whether this reply was answered (false: no HELP_TEXT, or answered within the interval). */
+  answered?: boolean;
 }
 
 /** Parts of a reply that never completed are dropped after a day. */
@@ -109,11 +146,17 @@ export function createDeliveryService(deps: {
   clock: Clock;
   numberLists: NumberLists;
   campaigns: CampaignSettings;
+  answers: AnswerSms;
   options: DeliveryOptions;
 }) {
   const { db, clock, options } = deps;
-  const isStop = stopMatcher(options.stopKeywords);
+  const keywordOf = keywordMatcher(options.keywords);
   const npaiErrors = new Set(options.npaiErrors.map((e) => e.padStart(3, '0')));
+  const leases = createLeaseHolder({
+    db,
+    clock,
+    options: { queue: 'messages', leaseMs: options.leaseMs, guardMs: options.leaseGuardMs },
+  });
 
   // Events are dated to the second and a batch of receipts shares one instant: formatted once per second.
   const dates = zonedTime(options.timezone);
@@ -167,22 +210,28 @@ export function createDeliveryService(deps: {
 
   /** Submit outcomes applied in `tx`, their events added to `events`. */
   async function applyResults(tx: Executor, results: SubmitResult[], now: number, events: NewEvent[]) {
-    const submitted = results.filter((r) => r.kind === 'submitted');
+    let submitted = results.filter((r) => r.kind === 'submitted');
     if (submitted.length > 0) {
-      await deliveryRepo.insertParts(
-        tx,
-        submitted.flatMap((r) =>
-          r.smscIds.map((smscId, i) => ({ message_id: r.message.id, part_no: i + 1, smsc_id: smscId })),
-        ),
-        now,
-      );
-      await deliveryRepo.markSubmitted(
+      const marked = await deliveryRepo.markSubmitted(
         tx,
         submitted.map((r) => ({
           id: r.message.id,
           smscId: r.smscIds[0],
           country: countryOf(r.message.recipient) ?? null,
+          owner: r.message.lease_owner,
+          connector: r.connector ?? null,
+          route: r.route ?? null,
         })),
+        now,
+      );
+      // A message no longer leased under the term that sent it (its worker stalled past the lease, and it went
+      // to another) is the other worker's to record: its parts are not recorded here either.
+      if (marked.size < submitted.length) submitted = submitted.filter((r) => marked.has(r.message.id));
+      await deliveryRepo.insertParts(
+        tx,
+        submitted.flatMap((r) =>
+          r.smscIds.map((smscId, i) => ({ message_id: r.message.id, part_no: i + 1, smsc_id: smscId })),
+        ),
         now,
       );
       // Receipts that overtook this record were kept aside: apply them now.
@@ -204,6 +253,7 @@ export function createDeliveryService(deps: {
           [r.message.id],
           { state: finalStateOf(status), dlr_status: status, error },
           now,
+          r.message.lease_owner,
         );
         events.push(dlrEvent(r.message, status));
         if (status === DlrStatus.invalidDestination) {
@@ -220,6 +270,7 @@ export function createDeliveryService(deps: {
           [r.message.id],
           { state: 'queued', due_at: r.retryAt, error: r.error },
           now,
+          r.message.lease_owner,
         );
       }
     }
@@ -339,23 +390,65 @@ export function createDeliveryService(deps: {
   }
 
   /** Takes every part of a reply if all have arrived, and records it; the delete decides who takes them. */
-  async function takeReply(tx: Executor, from: string, to: string, ref: number, total: number, now: number) {
+  /**
+   * Takes every part of a reply if all have arrived, and records it; the delete decides who takes them. The
+   * reply came in on `connector` (the part that completed it), else on the connector its stored parts name
+   * (the sweep completing it later).
+   */
+  async function takeReply(
+    tx: Executor,
+    from: string,
+    to: string,
+    ref: number,
+    total: number,
+    now: number,
+    connector?: string,
+  ) {
     const fragments = await deliveryRepo.fragments(tx, from, to, ref);
     if (fragments.length < total) return undefined;
     if ((await deliveryRepo.deleteFragments(tx, from, to, ref)) < total) return undefined;
-    return completeReply(tx, from, fragments.map((f) => f.text).join(''), now);
+    const via = connector ?? fragments.find((f) => f.connector !== null)?.connector ?? undefined;
+    return completeReply(tx, from, to, fragments.map((f) => f.text).join(''), now, via);
+  }
+
+  /**
+   * The account a reply belongs to: the one that last wrote to the number through the connector the reply came
+   * in on (a carrier's number answers for the accounts that send through it), else, when no message went
+   * through that connector (or the transport names none), the one that last wrote to it at all.
+   */
+  async function lastMessageFor(tx: Executor, from: string, connector: string | undefined) {
+    const through =
+      connector === undefined ? undefined : await deliveryRepo.lastMessageTo(tx, from, connector);
+    return through ?? deliveryRepo.lastMessageTo(tx, from);
+  }
+
+  /** Queues the HELP answer unless one went to the number for the account within the interval. */
+  async function answerHelp(tx: Executor, accountId: number, from: string, to: string, now: number) {
+    const { text, intervalMs, fallbackSender } = options.help;
+    if (text === undefined) return false;
+    if (!(await deliveryRepo.claimHelpAnswer(tx, accountId, from, now, now - intervalMs))) return false;
+    await deps.answers.queue(tx, accountId, from, text, answerSender(to, fallbackSender));
+    return true;
   }
 
   async function completeReply(
     tx: Executor,
     from: string,
+    to: string,
     text: string,
     now: number,
+    connector: string | undefined,
   ): Promise<RecordedReply | undefined> {
-    const last = await deliveryRepo.lastMessageTo(tx, from);
+    const last = await lastMessageFor(tx, from, connector);
     if (!last) return undefined;
-    const type = isStop(text) ? 'STOP' : 'MO';
-    if (type === 'STOP') await deps.numberLists.addToBlacklist(tx, last.account_id, from, last.campaign_id);
+    const keyword = keywordOf(text);
+    const type = keyword === 'STOP' ? 'STOP' : 'MO';
+    // The list change, the HELP answer, the reply and its event: one transaction.
+    let answered: boolean | undefined;
+    if (keyword === 'STOP')
+      await deps.numberLists.addToBlacklist(tx, last.account_id, from, last.campaign_id);
+    else if (keyword === 'START') await deps.numberLists.removeFromBlacklist(tx, last.account_id, from);
+    else if (keyword === 'HELP') answered = await answerHelp(tx, last.account_id, from, to, now);
     // The reply for the campaign's reads, and its event for the webhooks: one transaction.
     await deliveryRepo.insertReply(tx, {
       account_id: last.account_id,
@@ -385,10 +478,19 @@ export function createDeliveryService(deps: {
       ],
       now,
     );
+    if (keyword === 'START') return { type, accountId: last.account_id, text, keyword };
+    if (keyword === 'HELP') return { type, accountId: last.account_id, text, keyword, answered };
     return { type, accountId: last.account_id, text };
   }
 
   return {
+    /** `pigeon connectors`: every delivery process's connectors as they last published them. */
+    connectorStatus: () => connectorStatusRepo.list(db),
+    /** The delivery process's status publisher (connector-status.ts) writes through these. */
+    saveConnectorStatus: (rows: PublishedStatus[]) => connectorStatusRepo.save(db, rows),
+    removeConnectorStatus: (instance: string) => connectorStatusRepo.removeInstance(db, instance),
+    pruneConnectorStatus: (before: number) => connectorStatusRepo.removeOlderThan(db, before),
+
     /** Retention: up to `limit` of the account's finished messages due before `before`, in a transaction. */
     purgeMessages(accountId: number, before: number, limit: number): Promise<number> {
       return db.transaction().execute((tx) => deliveryRepo.purgeMessages(tx, accountId, before, limit));
@@ -407,6 +509,34 @@ export function createDeliveryService(deps: {
     /** Retention: up to `limit` of the account's replies received before `before`, in a transaction. */
     purgeReplies(accountId: number, before: number, limit: number): Promise<number> {
       return db.transaction().execute((tx) => deliveryRepo.purgeReplies(tx, accountId, before, limit));
+    },
+
+    /** Pruning: up to `limit` orphan receipts received before `before` (never matched after two minutes). */
+    pruneOrphanReceipts(before: number, limit: number): Promise<number> {
+      return deliveryLifecycleRepo.pruneOrphanReceipts(db, before, limit);
+    },
+
+    /**
+     * Erasure, in the caller's transaction: the number's messages keep their rows for billing and counters,
+     * with the placeholder for recipient and nothing of what was written for the person (a message not sent
+     * yet is never sent); its replies go, and so do its reply fragments when every account is erased (they
+     * belong to no account yet). Answers the counts and the messages, whose links the caller erases too.
+     */
+    async eraseNumber(tx: Executor, erasure: Erasure) {
+      const messages = await deliveryLifecycleRepo.messagesTo(tx, erasure);
+      await deliveryLifecycleRepo.anonymizeMessages(
+        tx,
+        messages.map((m) => m.id),
+        erasure.placeholder,
+        clock.now(),
+      );
+      const replies = await deliveryLifecycleRepo.deleteRepliesFrom(tx, erasure);
+      await deliveryLifecycleRepo.deleteHelpAnswersTo(tx, erasure);
+      const fragments =
+        erasure.accountIds === undefined
+          ? await deliveryLifecycleRepo.deleteFragmentsFrom(tx, erasure.number)
+          : 0;
+      return { counts: { messages: messages.length, replies, mo_fragments: fragments }, messages };
     },
 
     /**
@@ -513,15 +643,71 @@ export function createDeliveryService(deps: {
       return deliveryRepo.countDue(db, clock.now(), upTo);
     },
 
+    /**
+     * Every account's messages by state, for the operator's metrics: the queue (queued later, due now,
+     * sending, submitted, held) whole, and the final states among the messages due since `finishedSince`.
+     */
+    async queueStates(now: number, finishedSince: number) {
+      const counts = {
+        queued: 0,
+        due: 0,
+        sending: 0,
+        submitted: 0,
+        held: 0,
+        delivered: 0,
+        failed: 0,
+        expired: 0,
+      };
+      for (const row of await deliveryRepo.queueStates(db, now, finishedSince)) {
+        const n = Number(row.n);
+        if (row.state === 'queued') {
+          counts.due += Number(row.due);
+          counts.queued += n - Number(row.due);
+        } else if (row.state in counts) counts[row.state as keyof typeof counts] += n;
+      }
+      return counts;
+    },
+
+    /** Leases up to `limit` due messages under this process's lease term (`leases`). */
     async claim(limit: number): Promise<ClaimedMessage[]> {
+      const owner = await leases.term();
       const now = clock.now();
       return db
         .transaction()
-        .execute((tx) => deliveryRepo.claimDue(tx, deps.dialect, now, options.leaseMs, limit));
+        .execute((tx) => deliveryRepo.claimDue(tx, deps.dialect, now, options.leaseMs, limit, owner));
     },
+
+    /**
+     * This process's hold on the messages it leased: the worker starts its heartbeat, and submits a message
+     * only while `leases.holds(message.lease_owner)`.
+     */
+    leases,
 
     async releaseExpiredLeases(): Promise<number> {
       return deliveryRepo.releaseExpiredLeases(db, clock.now());
+    },
+
+    /**
+     * Closes up to `limit` messages submitted more than DLR_WAIT ago whose receipt never came: `expired`
+     * (DLR 12, what a carrier reports for a message whose validity ran out unconfirmed), each with its DLR
+     * event in the same transaction, so their campaigns can finish. Their parts stay open: a receipt that
+     * comes later still finds its part, replaces the state and writes a DLR event with the real status.
+     * Returns how many were closed.
+     */
+    async closeUnreceipted(limit = 1000): Promise<number> {
+      const now = clock.now();
+      const sentBy = now - options.dlrWaitMs;
+      // Mostly there is none: a read, and no write transaction, every sweep.
+      if (!(await deliveryRepo.anyUnreceipted(db, sentBy))) return 0;
+      return db.transaction().execute(async (tx) => {
+        const closed = await deliveryRepo.closeUnreceipted(tx, deps.dialect, sentBy, now, limit);
+        await appendEvents(
+          tx,
+          closed.map((message) => dlrEvent(message, DlrStatus.expired)),
+          now,
+        );
+        return closed.length;
+      });
     },
 
     /** Sender and pushtype of each campaign: what the worker needs besides the message itself. */
@@ -559,27 +745,40 @@ export function createDeliveryService(deps: {
 
     /**
      * A reply from a handset: parts of a long reply wait until all have come; the whole reply goes to the
-     * account that last wrote to the number, as MO, or as STOP (and the number is blacklisted) for a stop word.
-     * Returns what was recorded, or undefined while parts are missing or when nobody wrote to the number.
+     * account that last wrote to the number through the connector it came in on (else through any), as MO, or
+     * as STOP (and the number is blacklisted) for a stop word. A START takes the number off the blacklist and
+     * a HELP is answered with HELP_TEXT; both are MO. Returns what was recorded, or undefined while parts are
+     * missing or when nobody wrote to the number.
      */
     async recordInbound(message: InboundMessage): Promise<RecordedReply | undefined> {
       const now = clock.now();
       const from = message.from.replace(/^\+|^00/, '');
       return db.transaction().execute(async (tx) => {
-        if (!message.part || message.part.total <= 1) return completeReply(tx, from, message.text, now);
+        const { connector } = message;
+        if (!message.part || message.part.total <= 1)
+          return completeReply(tx, from, message.to, message.text, now, connector);
         const { ref, total, seq } = message.part;
         await deliveryRepo.insertFragment(
           tx,
-          { sender: from, recipient: message.to, ref, total, seq, text: message.text },
+          {
+            sender: from,
+            recipient: message.to,
+            ref,
+            total,
+            seq,
+            text: message.text,
+            connector: connector ?? null,
+          },
           now,
         );
-        return takeReply(tx, from, message.to, ref, total, now);
+        return takeReply(tx, from, message.to, ref, total, now, connector);
       });
     },
 
     /**
      * Completes replies whose last parts arrived in transactions that could not see each other (PostgreSQL,
-     * several workers), and drops parts of replies that never completed within a day.
+     * several workers), drops parts of replies that never completed within a day, and forgets HELP answers
+     * older than their interval.
      */
     async assembleWaitingReplies(): Promise<number> {
       const now = clock.now();
@@ -587,6 +786,7 @@ export function createDeliveryService(deps: {
         const groups = await deliveryRepo.completeFragmentGroups(tx, 100);
         for (const g of groups) await takeReply(tx, g.sender, g.recipient, g.ref, g.total, now);
         await deliveryRepo.deleteFragmentsBefore(tx, now - fragmentTtlMs);
+        await deliveryRepo.deleteHelpAnswersBefore(tx, now - options.help.intervalMs);
         return groups.length;
       });
     },
@@ -693,6 +893,9 @@ export interface HistoryMessage {
   dueAt: number;
   /** When it reached its final outcome (delivered, failed, expired); null before. */
   finalAt: number | null;
+  /** The connector and route that carried it (CONNECTORS_FILE names); null before it was sent. */
+  connector: string | null;
+  route: string | null;
 }
 
 const historyFinalStates = new Set(['delivered', 'failed', 'expired']);
@@ -708,5 +911,7 @@ function historyMessage(row: Awaited<ReturnType<typeof deliveryRepo.messagesById
     status: reportedStatus(row.state, row.dlr_status === null ? null : Number(row.dlr_status)),
     dueAt: Number(row.due_at),
     finalAt: historyFinalStates.has(row.state) ? Number(row.updated_at) : null,
+    connector: row.connector,
+    route: row.route,
   };
 }

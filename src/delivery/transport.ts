@@ -10,10 +10,16 @@ export interface OutboundPart {
   /** Concatenation header for a part of a long message; absent for a single SMS. */
   udh?: Uint8Array;
   payload: Uint8Array;
+  /**
+   * The message the part belongs to, for the router (src/delivery/routing/): it picks the route by account,
+   * pushtype and country, and sends every part of one message (same `messageId`) through one connector.
+   */
+  context?: { messageId: number; accountId: number; pushtype: string; country?: string };
 }
 
 export type SubmitOutcome =
-  | { ok: true; smscId: string }
+  /** `connector` and `route`: the names of what carried it, set by the router. */
+  | { ok: true; smscId: string; connector?: string; route?: string }
   /** `retry`: a temporary refusal (throttled, queue full, connection lost); else final with its DLR status. */
   | { ok: false; retry: boolean; dlrStatus: number; error: string };
 
@@ -24,6 +30,8 @@ export interface Receipt {
   stat: string;
   /** Network error code from `err:` (three digits), when given. */
   err: string | null;
+  /** The connector it came in on, set by the router. */
+  connector?: string;
 }
 
 /** A message from a handset (MO), possibly one part of a concatenated message. */
@@ -33,6 +41,8 @@ export interface InboundMessage {
   text: string;
   /** Concatenation info when this is one part of a longer message. */
   part?: { ref: number; total: number; seq: number };
+  /** The connector it came in on, set by the router. */
+  connector?: string;
 }
 
 export interface InboundHandler {
@@ -48,6 +58,11 @@ export interface Transport {
   start(handler: InboundHandler): Promise<void>;
   /** True when at least one connection can take a submit now. */
   ready(): boolean;
-  submit(part: OutboundPart): Promise<SubmitOutcome>;
+  /**
+   * Submits one part. `mayWrite`, when given, is asked just before the part goes on the wire (after any wait
+   * for a window slot or the throughput limit): false leaves it unsent, answered as a retry. The delivery
+   * worker passes whether it still holds the message's lease term.
+   */
+  submit(part: OutboundPart, mayWrite?: () => boolean): Promise<SubmitOutcome>;
   stop(): Promise<void>;
 }

@@ -1,8 +1,11 @@
-// Builds the transport TRANSPORT names, from the configuration.
+// Builds the delivery transport from the configuration: a router over the connectors of CONNECTORS_FILE, or
+// over the one connector `default` that TRANSPORT and SMPP_* / SIM_* describe (src/delivery/routing/).
 import type { Config } from '../config.ts';
-import { parseOutcomes, SimulatorTransport } from './simulator/simulator-transport.ts';
-import { SmppTransport } from './smpp/smpp-transport.ts';
-import type { Transport } from './transport.ts';
+import { type ConnectorSpec, loadRoutingTable, type RoutingTable } from './routing/connectors-file.ts';
+import { type Connector, RouterTransport } from './routing/router-transport.ts';
+import { TokenBucket } from './routing/token-bucket.ts';
+import { SimulatorTransport } from './simulator/simulator-transport.ts';
+import { type SmppMetrics, SmppTransport } from './smpp/smpp-transport.ts';
 
 interface Log {
   info(obj: object, msg: string): void;
@@ -10,26 +13,62 @@ interface Log {
   error(obj: object, msg: string): void;
 }
 
-export function createTransport(config: Config, log: Log): Transport {
-  if (config.TRANSPORT === 'smpp') {
-    return new SmppTransport(
+function createConnector(
+  spec: ConnectorSpec,
+  table: RoutingTable,
+  log: Log,
+  metrics: SmppMetrics | undefined,
+): Connector {
+  if (spec.kind === 'simulator') {
+    return {
+      spec,
+      transport: new SimulatorTransport({ dlrDelayMs: spec.dlrDelayMs, outcomes: spec.outcomes }),
+      budget: spec.tps > 0 ? new TokenBucket(spec.tps) : undefined,
+    };
+  }
+  // A throttled connector that shares a route with another gives the part back at once, so the router sends
+  // it through the other; alone on its routes it keeps offering it, as the single connector always did.
+  const shared = table.routes.some((r) => r.connectors.length > 1 && r.connectors.includes(spec.name));
+  return {
+    spec,
+    transport: new SmppTransport(
       {
-        url: config.SMPP_URL!,
-        binds: config.SMPP_BINDS,
-        window: config.SMPP_WINDOW,
-        tps: config.SMPP_TPS,
-        systemType: config.SMPP_SYSTEM_TYPE,
-        enquireLinkMs: config.SMPP_ENQUIRE_LINK_MS,
-        responseTimeoutMs: config.SMPP_RESPONSE_TIMEOUT_MS,
+        name: spec.name,
+        url: spec.url,
+        tls: spec.tls,
+        bindMode: spec.bindMode,
+        binds: spec.binds,
+        window: spec.window,
+        tps: spec.tps,
+        systemType: spec.systemType,
+        defaultTon: spec.defaultTon,
+        defaultNpi: spec.defaultNpi,
+        enquireLinkMs: spec.enquireLinkMs,
+        responseTimeoutMs: spec.responseTimeoutMs,
         reconnectMinMs: 500,
         reconnectMaxMs: 30_000,
-        backpressureRetries: 8,
+        backpressureRetries: shared ? 0 : 8,
+        bindTimeoutMs: spec.bindTimeoutMs,
       },
       log,
-    );
-  }
-  return new SimulatorTransport({
-    dlrDelayMs: config.SIM_DLR_DELAY_MS,
-    outcomes: parseOutcomes(config.SIM_OUTCOMES),
-  });
+      metrics,
+    ),
+  };
+}
+
+/**
+ * `metrics`: told of the SMPP connectors' throttling and reconnections. `table`: the routing table when the
+ * caller already read it (else it is read from the configuration here).
+ */
+export function createTransport(
+  config: Config,
+  log: Log,
+  metrics?: SmppMetrics,
+  table: RoutingTable = loadRoutingTable(config),
+): RouterTransport {
+  return new RouterTransport(
+    table,
+    table.connectors.map((spec) => createConnector(spec, table, log, metrics)),
+    log,
+  );
 }

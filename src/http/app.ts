@@ -3,9 +3,18 @@
 import Fastify, { type FastifyBaseLogger, type FastifyReply, LogController } from 'fastify';
 import type { Config } from '../config.ts';
 import type { AuthContext } from '../shared/auth-context.ts';
+import { type Clock, systemClock } from '../shared/clock.ts';
 import { Status } from '../shared/errors.ts';
+import { registerRequestLog, requestIdHeader, requestIdOf } from './access-log.ts';
 import { detectSyntax, parseBody, replyFormatOf } from './body.ts';
 import { errorPayload, errorReply, negotiate } from './envelope.ts';
+import { rateLimitOptions, registerRateLimits } from './rate-limits.ts';
+import {
+  bodyReceived,
+  type RequestLimitsConfig,
+  registerRequestLimits,
+  serverTimeouts,
+} from './request-limits.ts';
 import type { App } from './types.ts';
 
 /** Registers one capability's routes on the authenticated API scope. */
@@ -28,7 +37,19 @@ function bodyCredentials(body: unknown): BodyCredentials | undefined {
 }
 
 export interface AppDeps {
-  config: Pick<Config, 'BODY_LIMIT_BYTES' | 'TRUST_PROXY'>;
+  config: Pick<
+    Config,
+    | 'BODY_LIMIT_BYTES'
+    | 'TRUST_PROXY'
+    | 'RATE_LIMIT_TOKEN_RPS'
+    | 'RATE_LIMIT_IP_RPS'
+    | 'RATE_LIMIT_AUTH_FAILURES'
+    | 'RATE_LIMIT_AUTH_WINDOW'
+    | 'ACCESS_LOG'
+  > &
+    RequestLimitsConfig;
+  /** The rate limits' time (the system's by default). */
+  clock?: Clock;
   logger: FastifyBaseLogger;
   /**
    * Resolves an Authorization value (or a query token where a route allows one, or legacy body credentials)
@@ -38,6 +59,8 @@ export interface AppDeps {
   routes: readonly RoutePlugin[];
   /** Registers what describes the routes (OpenAPI, docs) outside authentication, before any route is added. */
   documentation?: (app: App) => void;
+  /** Registers the operator's endpoints (/health, /ready, /metrics) and hooks, outside authentication. */
+  operations?: (app: App) => void;
 }
 
 export function buildApp(deps: AppDeps): App {
@@ -48,12 +71,19 @@ export function buildApp(deps: AppDeps): App {
     bodyLimit: deps.config.BODY_LIMIT_BYTES,
     trustProxy: deps.config.TRUST_PROXY,
     return503OnClosing: true,
+    // How long headers and bodies may take to arrive (request-limits.ts).
+    ...serverTimeouts(deps.config),
+    // X-Request-Id when it is sane, else a new one; echoed on every answer (access-log.ts).
+    requestIdHeader: false,
+    genReqId: requestIdOf,
     // Errors raised before routing (a URL that does not decode, say) get the same envelope.
     frameworkErrors: (error, request, reply) => {
       const { httpCode, headers, body } = errorReply(error, request, request.log);
       (reply as FastifyReply)
         .code(httpCode)
         .headers(headers ?? {})
+        // No hook runs before these errors: the request id is echoed here.
+        .header(requestIdHeader, request.id)
         .send(errorPayload(request, reply as FastifyReply, body));
     },
     ajv: { customOptions: { coerceTypes: 'array', allErrors: false, removeAdditional: false } },
@@ -61,13 +91,16 @@ export function buildApp(deps: AppDeps): App {
 
   app.decorateRequest('bodyFormat', undefined);
   app.decorateRequest('auth', undefined);
+  registerRequestLog(app, { accessLog: deps.config.ACCESS_LOG === 'on' });
+  const limits = registerRateLimits(app, rateLimitOptions(deps.config), deps.clock ?? systemClock);
+  registerRequestLimits(app, deps.config);
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (request, body, done) => {
     const syntax = detectSyntax(body as string, request.headers['content-type']);
     request.bodyFormat = replyFormatOf(syntax);
     try {
-      done(null, parseBody(body as string, syntax));
+      done(null, parseBody(body as string, syntax, deps.config.XML_BODY_LIMIT_BYTES));
     } catch (error) {
       done(error as Error, undefined);
     }
@@ -75,6 +108,8 @@ export function buildApp(deps: AppDeps): App {
 
   app.setErrorHandler((error, request, reply) => {
     const { httpCode, headers, body } = errorReply(error as Error, request, request.log);
+    // Refused before its body arrived (a bad token, a body too large): the rest is not read, the connection goes.
+    if (!bodyReceived(request)) reply.header('connection', 'close');
     // Serialized apart from the route's response schema, which describes its success only.
     return reply
       .code(httpCode)
@@ -93,18 +128,33 @@ export function buildApp(deps: AppDeps): App {
   });
 
   deps.documentation?.(app);
+  deps.operations?.(app);
 
   // Every API route is authenticated; the not-found handler above stays outside this scope.
   app.register(async (api: App) => {
-    api.addHook('preHandler', async (request, reply) => {
-      negotiate(request, reply);
+    api.addHook('onRoute', (route) => {
+      route.config = { ...route.config, authenticated: true };
+    });
+    // A token (header, or query where the route takes one) is checked before the body is read: a refused
+    // request costs no body, and the body limits know whose it is.
+    api.addHook('onRequest', async (request) => {
       const query = request.query as Record<string, unknown> | undefined;
       const fromQuery = request.routeOptions.config.queryToken ? query?.token : undefined;
       const credential =
-        request.headers.authorization ??
-        (typeof fromQuery === 'string' ? fromQuery : undefined) ??
-        bodyCredentials(request.body);
-      request.auth = await deps.authenticate(credential, request.ip);
+        request.headers.authorization ?? (typeof fromQuery === 'string' ? fromQuery : undefined);
+      if (credential === undefined) return;
+      request.auth = await limits.authenticate(request, true, () =>
+        deps.authenticate(credential, request.ip),
+      );
+    });
+    // Without one, only legacy credentials in the (smaller) body can sign the request in.
+    api.addHook('preHandler', async (request, reply) => {
+      negotiate(request, reply);
+      if (request.auth) return;
+      const credential = bodyCredentials(request.body);
+      request.auth = await limits.authenticate(request, credential !== undefined, () =>
+        deps.authenticate(credential, request.ip),
+      );
     });
     for (const register of deps.routes) register(api);
   });

@@ -1,6 +1,7 @@
 // Request bodies: JSON, XML, or a form whose `data` field holds JSON (legacy clients). The declared
 // Content-Type decides; when it is missing or says something else, the first character does.
 import { ApiError, Status } from '../shared/errors.ts';
+import { checkXmlSize } from './request-limits.ts';
 import { parseXml } from './xml.ts';
 
 export type BodyFormat = 'json' | 'xml';
@@ -30,11 +31,17 @@ export function detectSyntax(text: string, contentType: string | undefined): Syn
 export const replyFormatOf = (syntax: Syntax): BodyFormat | undefined =>
   syntax === 'xml' ? 'xml' : syntax === 'json' ? 'json' : undefined;
 
-export function parseBody(text: string, syntax: Syntax): unknown {
+/**
+ * Parses a body of the given syntax. An XML body (sniffed, or in a form's `data`) longer than `xmlLimit`
+ * characters is refused before it is parsed, as a declared one is before it is read: XML parsing takes many
+ * times the body's size in memory.
+ */
+export function parseBody(text: string, syntax: Syntax, xmlLimit = Number.POSITIVE_INFINITY): unknown {
   switch (syntax) {
     case 'empty':
       return undefined;
     case 'xml':
+      checkXmlSize(text, xmlLimit);
       return parseXml(text.trim());
     case 'json':
       return parseJson(text);
@@ -42,7 +49,7 @@ export function parseBody(text: string, syntax: Syntax): unknown {
       const form = new URLSearchParams(text.trim());
       const data = form.get('data');
       if (data === null) return Object.fromEntries(form);
-      return parseBody(data, detectSyntax(data, undefined));
+      return parseBody(data, detectSyntax(data, undefined), xmlLimit);
     }
   }
 }

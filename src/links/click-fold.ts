@@ -126,6 +126,13 @@ export function createClickFold(deps: {
       const horizon = await linksRepo.clickHorizon(db, dialect, await linksRepo.foldCursor(db));
       return withRetry(() => db.transaction().execute((tx) => fold(tx, horizon, limit)));
     },
+
+    /** When the oldest click the fold has not counted yet was stored (its lag), undefined when none waits. */
+    async oldestUnfoldedAt(): Promise<number | undefined> {
+      const cursor = await linksRepo.foldCursor(db);
+      const [first] = await linksRepo.clicksBetween(db, cursor, Number.MAX_SAFE_INTEGER, 1);
+      return first?.clicked_at;
+    },
   };
 }
 

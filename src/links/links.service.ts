@@ -8,6 +8,7 @@ import type { Db, Executor } from '../store/db.ts';
 import { type ClickerTemplate, clickerTemplate } from './clicker-payload.ts';
 import { truncateIp } from './client-ip.ts';
 import { type LinkTargetRow, linksRepo, type NewClick, type NewLink } from './links.repo.ts';
+import { linksLifecycleRepo } from './links-lifecycle.repo.ts';
 import { locationOf } from './location.ts';
 import { isPreviewRequest } from './preview-fetchers.ts';
 import { isShortCode, newShortCodes } from './short-code.ts';
@@ -174,6 +175,49 @@ export function createLinksService(deps: {
         cacheById.clear();
       }
       return deleted;
+    },
+
+    /**
+     * Pruning: up to `limit` clicks made before `before` and already folded (at or below the fold's cursor,
+     * which only moves forward): their counts and CLICKER events are written, nothing reads them again.
+     */
+    async pruneFoldedClicks(before: number, limit: number): Promise<number> {
+      const foldedThrough = await linksRepo.foldCursor(db);
+      return linksLifecycleRepo.pruneFoldedClicks(db, foldedThrough, before, limit);
+    },
+
+    /**
+     * Erasure, in the caller's transaction: the links of the erased recipient's messages forget the
+     * recipient's gsmsmsid and contact fields (the links, their codes and counters stay), and their clicks
+     * go. This process forgets its cached links at once; another process's cache may tell the old fields in
+     * a CLICKER event of a click on such a link until the entry leaves it.
+     */
+    async eraseRecipients(
+      tx: Executor,
+      messages: readonly { campaign_id: number; seq: number }[],
+    ): Promise<{ links: number; clicks: number }> {
+      const seqsByCampaign = new Map<number, number[]>();
+      for (const m of messages) {
+        const seqs = seqsByCampaign.get(Number(m.campaign_id));
+        if (seqs) seqs.push(Number(m.seq));
+        else seqsByCampaign.set(Number(m.campaign_id), [Number(m.seq)]);
+      }
+      let links = 0;
+      let clicks = 0;
+      for (const [campaignId, seqs] of seqsByCampaign) {
+        for (let i = 0; i < seqs.length; i += 500) {
+          const ids = await linksLifecycleRepo.linksOf(tx, campaignId, seqs.slice(i, i + 500));
+          if (ids.length === 0) continue;
+          await linksLifecycleRepo.forgetRecipient(tx, ids);
+          clicks += await linksLifecycleRepo.deleteClicksOf(tx, ids);
+          links += ids.length;
+        }
+      }
+      if (links > 0) {
+        cache.clear();
+        cacheById.clear();
+      }
+      return { links, clicks };
     },
 
     /** Length of every short URL, known before any code is drawn (pricing needs it). */

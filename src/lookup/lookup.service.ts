@@ -3,6 +3,7 @@
 // transaction.
 import type { AuthContext } from '../shared/auth-context.ts';
 import type { Clock } from '../shared/clock.ts';
+import type { Erasure } from '../shared/erasure.ts';
 import { ApiError } from '../shared/errors.ts';
 import { normalizeNumber } from '../sms/numbers.ts';
 import type { Db, Executor } from '../store/db.ts';
@@ -70,6 +71,11 @@ export function createLookupService(deps: {
   const { db, clock, provider, ports, costPerNumber } = deps;
 
   return {
+    /** Erasure, in the caller's transaction: the number's lookups (their answers name it) go. */
+    async eraseNumber(tx: Executor, erasure: Erasure) {
+      return { lookups: await lookupsRepo.deleteNumber(tx, erasure) };
+    },
+
     /** Deletes up to `limit` of the account's lookups made before `before` (retention); how many. */
     purge(accountId: number, before: number, limit: number): Promise<number> {
       return db.transaction().execute((tx) => lookupsRepo.purgeOlder(tx, accountId, before, limit));

@@ -27,6 +27,8 @@ export const gsmSingleLimit = 160;
 export const gsmPartLimit = 153;
 export const ucs2SingleLimit = 70;
 export const ucs2PartLimit = 67;
+/** The most parts one message can have: the concatenation header counts them in one byte. */
+export const maxConcatenatedParts = 255;
 const escapeSeptet = 0x1b;
 
 /**

@@ -19,7 +19,17 @@ export interface Store {
   schema?: string;
   /** Runs `fn` holding the database-wide migration lock (PostgreSQL; SQLite needs none). */
   withMigrationLock<T>(fn: () => Promise<T>): Promise<T>;
+  /** The connection pool's use now, for metrics: SQLite has one connection, always open. */
+  connections(): PoolUse;
   destroy(): Promise<void>;
+}
+
+export interface PoolUse {
+  max: number;
+  open: number;
+  idle: number;
+  /** Queries waiting for a connection. */
+  waiting: number;
 }
 
 export interface StoreOptions {
@@ -74,7 +84,13 @@ function openSqlite(path: string, options: StoreOptions): Store {
   // spill to a temporary file past 64 KiB otherwise: a write system call per page for a file never read.
   sqlite.pragma('temp_store = MEMORY');
   const db = new Kysely<Database>({ dialect: new CachedSqliteDialect(sqlite) });
-  return { db, dialect: 'sqlite', withMigrationLock: (fn) => fn(), destroy: () => db.destroy() };
+  return {
+    db,
+    dialect: 'sqlite',
+    withMigrationLock: (fn) => fn(),
+    connections: () => ({ max: 1, open: 1, idle: 0, waiting: 0 }),
+    destroy: () => db.destroy(),
+  };
 }
 
 async function openPostgres(url: string, options: StoreOptions): Promise<Store> {
@@ -99,12 +115,24 @@ async function openPostgres(url: string, options: StoreOptions): Promise<Store> 
     max: options.pgPoolSize ?? 10,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
+  // A connection that breaks (the server restarted, the network dropped) leaves the pool, and the next query
+  // opens a new one; unheard, its error would end the process: the pool's for an idle connection, the
+  // client's own for one in use. The query in flight still fails, and /ready says the database does not
+  // answer until it does again.
+  pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,
     dialect: 'postgres',
     schema: schema ?? 'public',
     withMigrationLock: (fn) => withAdvisoryLock(connectionString, fn),
+    connections: () => ({
+      max: pool.options.max,
+      open: pool.totalCount,
+      idle: pool.idleCount,
+      waiting: pool.waitingCount,
+    }),
     destroy: () => db.destroy(),
   };
 }

@@ -3,7 +3,12 @@
 // statements that lease and release their rows are written once here, with each queue's table, state words
 // and due column. On PostgreSQL concurrent workers skip each other's rows (FOR UPDATE SKIP LOCKED); SQLite
 // has one writer, so a statement is already exclusive. Each statement is compiled once (prepared.ts).
-import type { Selectable } from 'kysely';
+//
+// Messages and webhook deliveries are leased under their worker's term (`lease_owner`, store/lease-holder.ts):
+// such a row is the worker's while the term is renewed, and is released once the term lapsed or is gone,
+// whatever the row's own `lease_until` says. A row leased without a term (alert jobs; a row an older version
+// leased) is released when its own `lease_until` has passed.
+import { type Selectable, sql } from 'kysely';
 import type { DialectName, Executor } from './db.ts';
 import { executePrepared, runPrepared, slot } from './prepared.ts';
 import type { Database } from './schema.ts';
@@ -24,6 +29,8 @@ export interface LeaseQueueSpec<T extends LeasedTable> {
   dueColumn: Column<T> & ('due_at' | 'next_attempt_at');
   /** Whether taking the lease counts an attempt (else recording the attempt's outcome does). */
   leaseCountsAttempt: boolean;
+  /** Whether rows are leased under a lease holder's term (the table has `lease_owner`). */
+  termLeases?: boolean;
 }
 
 /** Rows whose `column` is one of `values` are left out. */
@@ -38,6 +45,7 @@ const slots = (from: number, count: number) => Array.from({ length: count }, (_,
 
 export function leaseQueue<T extends LeasedTable>(spec: LeaseQueueSpec<T>) {
   const { table, waiting, leased, dueColumn, leaseCountsAttempt } = spec;
+  const termLeases = spec.termLeases ?? false;
 
   /**
    * Due waiting rows, oldest due first, locked for the transaction on PostgreSQL. Its arguments start at
@@ -60,21 +68,69 @@ export function leaseQueue<T extends LeasedTable>(spec: LeaseQueueSpec<T>) {
     return dialect === 'postgres' ? query.forUpdate().skipLocked() : query;
   }
 
-  /** The arguments of `leaseRows`: the leased state, the lease's end and now, and 1 when it counts an attempt. */
-  const leaseArgs = (at: { now: number; leaseUntil: number }): unknown[] =>
-    leaseCountsAttempt ? [leased, at.leaseUntil, at.now, 1] : [leased, at.leaseUntil, at.now];
+  /**
+   * The arguments of `leaseRows`: the leased state, the lease's end and now, then 1 when it counts an attempt,
+   * then the term when rows are leased under one.
+   */
+  function leaseArgs(at: { now: number; leaseUntil: number; owner?: number }): unknown[] {
+    const args: unknown[] = [leased, at.leaseUntil, at.now];
+    if (leaseCountsAttempt) args.push(1);
+    if (termLeases) {
+      if (at.owner === undefined) throw new Error(`${table} are leased under a term: a claim must name it`);
+      args.push(at.owner);
+    }
+    return args;
+  }
 
   /** Sets the lease on the rows the caller's `where` picks, and answers their `columns`. */
   function leaseRows(q: Executor, columns: readonly string[]) {
+    const owner = leaseCountsAttempt ? 4 : 3;
     return q
       .updateTable(table as LeasedTable)
       .set((eb) => ({
         state: as(0),
         lease_until: as(1),
         ...(leaseCountsAttempt ? { attempts: eb('attempts', '+', as(3)) } : {}),
+        ...(termLeases ? { lease_owner: as(owner) } : {}),
         updated_at: as(2),
       }))
       .returning(columns as never);
+  }
+
+  /**
+   * The terms of leased rows that are no longer held: their term lapsed or is gone (null stands for rows
+   * leased without a term whose own lease ended). A read: the sweep takes no write lock when all is well.
+   */
+  function lapsedOwners(db: Executor, now: number): Promise<{ lease_owner: number | null }[]> {
+    return runPrepared(
+      db,
+      `${table}.lapsedOwners`,
+      (q) =>
+        q
+          .selectFrom(table as LeasedTable)
+          .select('lease_owner' as never)
+          .where('state', '=', as(0))
+          .where((eb) =>
+            eb.or([
+              eb.and([eb('lease_owner' as never, 'is', null), eb('lease_until', '<', as(1))]),
+              eb.and([
+                eb('lease_owner' as never, 'is not', null),
+                eb.not(
+                  eb.exists(
+                    eb
+                      .selectFrom('lease_holders as h')
+                      .select(sql.lit(1).as('held'))
+                      .whereRef('h.id', '=', sql.ref(`${table}.lease_owner`) as never)
+                      .where('h.lease_until', '>=', as(1)),
+                  ),
+                ),
+              ]),
+            ]),
+          )
+          .groupBy('lease_owner' as never)
+          .limit(as(2)),
+      [leased, now, 100],
+    );
   }
 
   return {
@@ -82,7 +138,7 @@ export function leaseQueue<T extends LeasedTable>(spec: LeaseQueueSpec<T>) {
     claimDue<C extends Column<T>>(
       db: Executor,
       dialect: DialectName,
-      at: { now: number; leaseUntil: number; limit: number },
+      at: { now: number; leaseUntil: number; limit: number; owner?: number },
       columns: readonly C[],
     ): Promise<Pick<Row<T>, C>[]> {
       const args = leaseArgs(at);
@@ -120,7 +176,7 @@ export function leaseQueue<T extends LeasedTable>(spec: LeaseQueueSpec<T>) {
     lease<C extends Column<T>>(
       db: Executor,
       ids: readonly number[],
-      at: { now: number; leaseUntil: number },
+      at: { now: number; leaseUntil: number; owner?: number },
       columns: readonly C[],
     ): Promise<Pick<Row<T>, C>[]> {
       const args = leaseArgs(at);
@@ -138,25 +194,64 @@ export function leaseQueue<T extends LeasedTable>(spec: LeaseQueueSpec<T>) {
 
     /** Rows whose lease expired (their worker stopped mid-send) wait again; answers how many. */
     async releaseExpired(db: Executor, now: number): Promise<number> {
-      const result = await executePrepared(
-        db,
-        `${table}.releaseExpired`,
-        (q) =>
-          q
-            .updateTable(table as LeasedTable)
-            .set({ state: as(0), lease_until: as(1), updated_at: as(2) })
-            .where('state', '=', as(3))
-            .where('lease_until', '<', as(2)),
-        [waiting, null, now, leased],
-      );
-      return Number(result.numAffectedRows ?? 0);
+      if (!termLeases) {
+        const result = await executePrepared(
+          db,
+          `${table}.releaseExpired`,
+          (q) =>
+            q
+              .updateTable(table as LeasedTable)
+              .set({ state: as(0), lease_until: as(1), updated_at: as(2) })
+              .where('state', '=', as(3))
+              .where('lease_until', '<', as(2)),
+          [waiting, null, now, leased],
+        );
+        return Number(result.numAffectedRows ?? 0);
+      }
+      const lapsed = await lapsedOwners(db, now);
+      if (lapsed.length === 0) return 0;
+      const terms = lapsed.flatMap((r) => (r.lease_owner === null ? [] : [Number(r.lease_owner)]));
+      let released = 0;
+      // By the terms read, not by re-reading the holders: on PostgreSQL a row another worker re-leased
+      // meanwhile is re-checked against these values when its lock is waited for, and so is left alone.
+      if (terms.length > 0) {
+        const result = await executePrepared(
+          db,
+          `${table}.releaseTerms:${terms.length}`,
+          (q) =>
+            q
+              .updateTable(table as LeasedTable)
+              .set({ state: as(0), lease_until: as(1), lease_owner: as(1), updated_at: as(2) } as never)
+              .where('state', '=', as(3))
+              .where('lease_owner' as never, 'in', slots(4, terms.length)),
+          [waiting, null, now, leased, ...terms],
+        );
+        released += Number(result.numAffectedRows ?? 0);
+      }
+      if (terms.length < lapsed.length) {
+        const result = await executePrepared(
+          db,
+          `${table}.releaseUntermed`,
+          (q) =>
+            q
+              .updateTable(table as LeasedTable)
+              .set({ state: as(0), lease_until: as(1), updated_at: as(2) })
+              .where('state', '=', as(3))
+              .where('lease_owner' as never, 'is', null)
+              .where('lease_until', '<', as(2)),
+          [waiting, null, now, leased],
+        );
+        released += Number(result.numAffectedRows ?? 0);
+      }
+      return released;
     },
   };
 }
 
 /**
  * A worker's two repository methods on a queue whose claims answer `columns`: claiming due rows for
- * `leaseMs`, and making the rows of a worker that died due again.
+ * `leaseMs` (under the term `owner` on a queue leased by terms), and making the rows of a worker that died due
+ * again.
  */
 export function claimsOf<T extends LeasedTable, C extends Column<T>>(
   queue: ReturnType<typeof leaseQueue<T>>,
@@ -164,8 +259,14 @@ export function claimsOf<T extends LeasedTable, C extends Column<T>>(
 ) {
   return {
     /** Leases up to `limit` due rows, oldest due first. */
-    claimDue: (db: Executor, dialect: DialectName, now: number, leaseMs: number, limit: number) =>
-      queue.claimDue(db, dialect, { now, leaseUntil: now + leaseMs, limit }, columns),
+    claimDue: (
+      db: Executor,
+      dialect: DialectName,
+      now: number,
+      leaseMs: number,
+      limit: number,
+      owner?: number,
+    ) => queue.claimDue(db, dialect, { now, leaseUntil: now + leaseMs, limit, owner }, columns),
     /** Rows whose worker died mid-send are due again; answers how many. */
     releaseExpiredLeases: (db: Executor, now: number) => queue.releaseExpired(db, now),
   };

@@ -17,6 +17,12 @@ import * as lookups from './migrations/014-lookups.ts';
 import * as retention from './migrations/015-retention.ts';
 import * as invoices from './migrations/016-invoices.ts';
 import * as messageConsumption from './migrations/017-message-consumption.ts';
+import * as idempotencyDailyCap from './migrations/018-idempotency-daily-cap.ts';
+import * as lifecycleIndexes from './migrations/019-lifecycle-indexes.ts';
+import * as leaseHolders from './migrations/020-lease-holders.ts';
+import * as messageRoute from './migrations/021-message-route.ts';
+import * as connectorStatus from './migrations/022-connector-status.ts';
+import * as replyKeywords from './migrations/023-reply-keywords.ts';
 
 /** Migrations in order; each is told the dialect so column types can differ where they must. */
 export const migrations = {
@@ -37,6 +43,12 @@ export const migrations = {
   '015-retention': retention,
   '016-invoices': invoices,
   '017-message-consumption': messageConsumption,
+  '018-idempotency-daily-cap': idempotencyDailyCap,
+  '019-lifecycle-indexes': lifecycleIndexes,
+  '020-lease-holders': leaseHolders,
+  '021-message-route': messageRoute,
+  '022-connector-status': connectorStatus,
+  '023-reply-keywords': replyKeywords,
 };
 
 /** Applies every pending migration. Safe to run from several processes at once (Kysely takes a lock). */

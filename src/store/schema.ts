@@ -182,6 +182,12 @@ export interface MessagesTable {
   sent_at: number | null;
   /** The recipient's ISO 3166-1 alpha-2 country, written with `sent_at`; null when the numbering plan has none. */
   country: string | null;
+  /** The `lease_holders` term that leased it while `sending` (migration 020); null otherwise. */
+  lease_owner: number | null;
+  /** The connector (CONNECTORS_FILE name, `default` without one) that accepted it, with `sent_at` (migration 021). */
+  connector: string | null;
+  /** The route of CONNECTORS_FILE that chose the connector, with `sent_at`; null for a message never sent. */
+  route: string | null;
 }
 
 export interface MessagePartsTable {
@@ -211,6 +217,15 @@ export interface MoFragmentsTable {
   seq: number;
   text: string;
   received_at: number;
+  /** The connector the part came in on (migration 023); null before it, or from a transport naming none. */
+  connector: string | null;
+}
+
+/** When a HELP from a number was last answered for an account: one answer per HELP_ANSWER_INTERVAL. */
+export interface HelpAnswersTable {
+  account_id: number;
+  number: string;
+  answered_at: number;
 }
 
 /** A reply (MO) or stop request (STOP) from a handset, as the campaign's reads need it. */
@@ -256,6 +271,8 @@ export interface WebhookDeliveriesTable {
   attempts: number;
   next_attempt_at: number;
   lease_until: number | null;
+  /** The `lease_holders` term that leased it while `sending` (migration 020); null otherwise. */
+  lease_owner: number | null;
   created_at: number;
   updated_at: number;
 }
@@ -367,6 +384,68 @@ export interface InvoiceNumbersTable {
   last_number: number;
 }
 
+/** One request's Idempotency-Key (idempotency): its claim while it runs, then its first answer, for 24 h. */
+export interface IdempotencyKeysTable {
+  account_id: number;
+  key: string;
+  /** `POST /send`, `GET /send`, `POST /send/lists`. */
+  route: string;
+  /** SHA-256 (hex) of the request's canonical form. */
+  request_hash: string;
+  /** running or done. */
+  state: string;
+  /** Who runs the request (a random token) while running; null once done. */
+  claim: string | null;
+  lease_until: number | null;
+  /** The answer's envelope status (1, or a refusal's negative status), HTTP code and body (JSON). */
+  status: number | null;
+  http_code: number | null;
+  response: string | null;
+  created_at: number;
+}
+
+/** Messages an account had accepted on a day of TIMEZONE (`yyyy-MM-dd`), for DAILY_MESSAGE_LIMIT. */
+export interface DailyMessageCountsTable {
+  account_id: number;
+  day: string;
+  messages: number;
+}
+
+/**
+ * A worker's term of leases (store/lease-holder.ts): the rows of `queue` it leased name it in `lease_owner`, and
+ * stay its own while it renews `lease_until`.
+ */
+export interface LeaseHoldersTable {
+  id: Generated<number>;
+  /** `messages` or `webhook_deliveries`. */
+  queue: string;
+  host: string;
+  pid: number;
+  started_at: number;
+  lease_until: number;
+}
+
+/** A delivery process's connector as it last published it (migration 022), for `pigeon connectors`. */
+export interface ConnectorStatusTable {
+  name: string;
+  /** The publishing process: host name and process id. */
+  instance: string;
+  role: string;
+  /** smpp or simulator. */
+  kind: string;
+  binds_up: number;
+  binds_total: number;
+  /** bound, connecting or down. */
+  state: string;
+  window_in_use: number;
+  window_size: number;
+  /** Parts accepted per second over the last ten seconds. */
+  pps: number;
+  last_error: string | null;
+  last_error_at: number | null;
+  updated_at: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   credit_ledger: CreditLedgerTable;
@@ -386,6 +465,7 @@ export interface Database {
   orphan_receipts: OrphanReceiptsTable;
   mo_fragments: MoFragmentsTable;
   replies: RepliesTable;
+  help_answers: HelpAnswersTable;
   events: EventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
@@ -395,4 +475,8 @@ export interface Database {
   invoices: InvoicesTable;
   invoice_numbers: InvoiceNumbersTable;
   retention: RetentionTable;
+  lease_holders: LeaseHoldersTable;
+  idempotency_keys: IdempotencyKeysTable;
+  daily_message_counts: DailyMessageCountsTable;
+  connector_status: ConnectorStatusTable;
 }

@@ -1,5 +1,5 @@
-// How a worker process dispatches webhooks, derived from the configuration: its bounds, the lease of a held
-// delivery, and the dispatcher built from them (the server and the bench both run this one).
+// How a worker process dispatches webhooks, derived from the configuration: its bounds, the guard of its lease
+// term, and the dispatcher built from them (the server and the bench both run this one).
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Clock } from '../shared/clock.ts';
@@ -25,12 +25,17 @@ export const webhookAhead = (config: PolicyConfig) =>
   Math.min(config.WEBHOOK_CONCURRENCY, config.WEBHOOK_CONCURRENCY_PER_WEBHOOK * 16);
 
 /**
- * A webhook delivery's lease outlasts the longest it can be held: waiting behind the webhook's other held
- * deliveries, each taking at most the request timeout, then its own request; plus a minute's margin.
+ * How long before the end of its lease term a dispatcher stops starting requests (store/lease-holder.ts): the
+ * time a request may take to reach the wire (connecting, at most WEBHOOK_CONNECT_TIMEOUT_MS) plus a second,
+ * kept between a third and a half of the lease so that a term renewed on time always leaves room to send.
  */
-export const webhookLeaseMs = (config: PolicyConfig) =>
-  (Math.ceil(webhookAhead(config) / config.WEBHOOK_CONCURRENCY_PER_WEBHOOK) + 1) * config.WEBHOOK_TIMEOUT_MS +
-  60_000;
+export const webhookLeaseGuardMs = (config: Pick<Config, 'LEASE_SECONDS' | 'WEBHOOK_CONNECT_TIMEOUT_MS'>) => {
+  const leaseMs = config.LEASE_SECONDS * 1000;
+  return Math.min(
+    Math.floor(leaseMs / 2),
+    Math.max(Math.ceil(leaseMs / 3), config.WEBHOOK_CONNECT_TIMEOUT_MS + 1000),
+  );
+};
 
 export function dispatcherFromConfig(deps: {
   config: PolicyConfig;
@@ -38,6 +43,7 @@ export function dispatcherFromConfig(deps: {
   urlGuard: UrlGuard;
   clock: Clock;
   logger: Logger;
+  metrics?: Parameters<typeof createDispatcher>[0]['metrics'];
 }): Dispatcher {
   const { config } = deps;
   return createDispatcher({
@@ -50,13 +56,16 @@ export function dispatcherFromConfig(deps: {
     }),
     clock: deps.clock,
     log: deps.logger,
+    metrics: deps.metrics,
     options: {
       pollMs: config.WORKER_POLL_MS,
       fanOutBatch: 1000,
       maxClaimed: config.WEBHOOK_CONCURRENCY,
       perWebhookInFlight: config.WEBHOOK_CONCURRENCY_PER_WEBHOOK,
       perWebhookAhead: webhookAhead(config),
-      sweepMs: 5000,
+      // Gives back a crashed dispatcher's deliveries within a second of its lease term lapsing: the sweep is a
+      // read of the leased rows while nothing has lapsed.
+      sweepMs: 1000,
       stopGraceMs: 2000,
     },
   });

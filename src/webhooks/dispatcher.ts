@@ -7,11 +7,13 @@ import type { Clock } from '../shared/clock.ts';
 import { GroupCommit } from '../shared/group-commit.ts';
 import { createPollLoop } from '../shared/poll-loop.ts';
 import type { HttpSender, WebhookRequest } from './http-sender.ts';
+import { maxAttempts } from './retry-schedule.ts';
 import { standardSignature } from './signing.ts';
-import type {
-  AttemptResult,
-  ClaimedDelivery,
-  WebhookDeliveriesService,
+import {
+  type AttemptResult,
+  type ClaimedDelivery,
+  isSuccess,
+  type WebhookDeliveriesService,
 } from './webhook-deliveries.service.ts';
 
 export interface DispatcherOptions {
@@ -72,6 +74,8 @@ export function createDispatcher(deps: {
   clock: Clock;
   log: Log;
   options: DispatcherOptions;
+  /** Told of each attempt's outcome, for the operator's metrics (src/ops). */
+  metrics?: { attempted(outcome: 'success' | 'retry' | 'failed'): void };
 }) {
   const { deliveries, sender, clock, log, options } = deps;
   let lastWideClaim = 0;
@@ -123,16 +127,23 @@ export function createDispatcher(deps: {
     }
   }
 
-  async function attempt(delivery: ClaimedDelivery): Promise<AttemptResult> {
+  /** The attempt's result; undefined when the delivery was dropped unsent, its lease term lost. */
+  async function attempt(delivery: ClaimedDelivery): Promise<AttemptResult | undefined> {
     if (cutting) return { kind: 'released', delivery };
+    // Fencing: a dispatcher whose lease term was not renewed in time (it stalled) may have had this delivery
+    // taken by another; it neither sends nor records it, and the delivery goes back to the queue.
+    if (!deliveries.leases.holds(delivery.owner)) return undefined;
     const attemptedAt = clock.now();
     const outcome = await sender.send(webhookRequest(delivery, attemptedAt));
     if (outcome.httpCode === null && cutting) return { kind: 'released', delivery };
+    deps.metrics?.attempted(
+      isSuccess(outcome.httpCode) ? 'success' : delivery.attempt >= maxAttempts ? 'failed' : 'retry',
+    );
     return { kind: 'attempted', delivery, attemptedAt, outcome };
   }
 
   async function deliver(webhookId: number, s: WebhookSlot, delivery: ClaimedDelivery): Promise<void> {
-    let result: AttemptResult;
+    let result: AttemptResult | undefined;
     try {
       result = await attempt(delivery);
     } catch (error) {
@@ -143,7 +154,7 @@ export function createDispatcher(deps: {
     s.inFlight--;
     // The next request to this webhook starts now; this outcome is written with others of the same turn.
     pump(webhookId, s);
-    await results.add(result);
+    if (result) await results.add(result);
     s.held--;
     held--;
     if (s.held === 0) slots.delete(webhookId);
@@ -198,6 +209,7 @@ export function createDispatcher(deps: {
 
   return {
     start(): void {
+      deliveries.leases.start(log);
       loop.start();
     },
 
@@ -227,6 +239,7 @@ export function createDispatcher(deps: {
       }
       await results.drain();
       await sender.close();
+      await deliveries.leases.stop();
     },
   };
 }

@@ -14,13 +14,22 @@ import type {
 } from '../store/schema.ts';
 
 /** What sending needs of a delivery it leased. */
-const leasedColumns = ['id', 'webhook_id', 'event_id', 'event_type', 'attempts', 'payload'] as const;
+const leasedColumns = [
+  'id',
+  'webhook_id',
+  'event_id',
+  'event_type',
+  'attempts',
+  'payload',
+  'lease_owner',
+] as const;
 
 export type LeasedRow = Pick<Selectable<WebhookDeliveriesTable>, (typeof leasedColumns)[number]>;
 
 /**
  * Pending deliveries, due at `next_attempt_at`; held ones (of a paused webhook) wait outside the queue.
- * An attempt is counted when its outcome is recorded, not when it is leased.
+ * An attempt is counted when its outcome is recorded, not when it is leased. Leased under the dispatcher's
+ * lease term (store/lease-holder.ts).
  */
 const deliveryQueue = leaseQueue({
   table: 'webhook_deliveries',
@@ -28,6 +37,7 @@ const deliveryQueue = leaseQueue({
   leased: 'sending',
   dueColumn: 'next_attempt_at',
   leaseCountsAttempt: false,
+  termLeases: true,
 });
 
 export type NewAttempt = Omit<Selectable<WebhookAttemptsTable>, 'id'>;
@@ -154,9 +164,9 @@ export const webhookDeliveriesRepo = {
     });
   },
 
-  /** Leases pending deliveries; returns those it leased. */
-  lease(db: Executor, ids: number[], leaseUntil: number, now: number): Promise<LeasedRow[]> {
-    return deliveryQueue.lease(db, ids, { now, leaseUntil }, leasedColumns);
+  /** Leases pending deliveries under the term `owner`; returns those it leased. */
+  lease(db: Executor, ids: number[], owner: number, leaseUntil: number, now: number): Promise<LeasedRow[]> {
+    return deliveryQueue.lease(db, ids, { now, leaseUntil, owner }, leasedColumns);
   },
 
   webhooksForSending(db: Executor, ids: number[]) {
@@ -186,8 +196,11 @@ export const webhookDeliveriesRepo = {
     return out;
   },
 
-  /** Ends leased deliveries as delivered, counting the attempt; returns the ids still leased. */
-  async markDelivered(db: Executor, ids: number[], now: number): Promise<number[]> {
+  /**
+   * Ends deliveries leased under the term `owner` as delivered, counting the attempt; returns the ids that
+   * were still so leased (one given back and taken by another dispatcher is that one's to record).
+   */
+  async markDelivered(db: Executor, ids: number[], owner: number, now: number): Promise<number[]> {
     const done: number[] = [];
     for (const chunk of chunks(ids)) {
       const rows = await runPrepared<{ id: number }>(
@@ -200,22 +213,28 @@ export const webhookDeliveriesRepo = {
               state: as(0),
               attempts: eb('attempts', '+', as(1)),
               lease_until: sql<null>`null`,
+              lease_owner: sql<null>`null`,
               updated_at: as(2),
             }))
-            .where('id', 'in', slots(4, chunk.length))
+            .where('id', 'in', slots(5, chunk.length))
             .where('state', '=', as(3))
+            .where('lease_owner', '=', as(4))
             .returning('id'),
-        ['delivered', 1, now, 'sending', ...chunk],
+        ['delivered', 1, now, 'sending', owner, ...chunk],
       );
       for (const row of rows) done.push(row.id);
     }
     return done;
   },
 
-  /** Counts a failed attempt on a leased delivery and sets what happens next; false if it is not leased. */
+  /**
+   * Counts a failed attempt on a delivery leased under the term `owner` and sets what happens next; false if
+   * it is not so leased.
+   */
   async markFailed(
     db: Executor,
     id: number,
+    owner: number,
     state: 'pending' | 'failed' | 'held',
     nextAttemptAt: number,
     now: number,
@@ -227,23 +246,35 @@ export const webhookDeliveriesRepo = {
         attempts: eb('attempts', '+', 1),
         next_attempt_at: nextAttemptAt,
         lease_until: null,
+        lease_owner: null,
         updated_at: now,
       }))
       .where('id', '=', id)
       .where('state', '=', 'sending')
+      .where('lease_owner', '=', owner)
       .returning('id')
       .execute();
     return rows.length > 0;
   },
 
-  /** Gives leased deliveries back without counting an attempt (their webhook was paused, or we stop). */
-  async unlease(db: Executor, ids: number[], state: 'pending' | 'held', now: number): Promise<void> {
+  /**
+   * Gives deliveries leased under the term `owner` back without counting an attempt (their webhook was paused,
+   * or we stop).
+   */
+  async unlease(
+    db: Executor,
+    ids: number[],
+    owner: number,
+    state: 'pending' | 'held',
+    now: number,
+  ): Promise<void> {
     for (const chunk of chunks(ids)) {
       await db
         .updateTable('webhook_deliveries')
-        .set({ state, lease_until: null, updated_at: now })
+        .set({ state, lease_until: null, lease_owner: null, updated_at: now })
         .where('id', 'in', chunk)
         .where('state', '=', 'sending')
+        .where('lease_owner', '=', owner)
         .execute();
     }
   },
@@ -322,6 +353,28 @@ export const webhookDeliveriesRepo = {
   /** Deliveries whose dispatcher stopped mid-send go back to pending. */
   releaseExpiredLeases(db: Executor, now: number): Promise<number> {
     return deliveryQueue.releaseExpired(db, now);
+  },
+
+  /**
+   * The work waiting, over every account: pending deliveries (how many are due at `now`, the oldest one's
+   * creation, the earliest next attempt), leased ones, and events not yet fanned out. Each part reads only
+   * its partial index's rows, never the finished deliveries or events.
+   */
+  async backlog(db: Executor, now: number) {
+    const { rows } = await sql<{
+      kind: 'pending' | 'sending' | 'events';
+      n: number | string;
+      due: number | string | null;
+      oldest: number | string | null;
+      first_due: number | string | null;
+    }>`select 'pending' as kind, count(*) as n, sum(case when next_attempt_at <= ${now} then 1 else 0 end) as due,
+         min(created_at) as oldest, min(next_attempt_at) as first_due
+       from webhook_deliveries where state = 'pending'
+       union all
+       select 'sending', count(*), 0, null, null from webhook_deliveries where state = 'sending'
+       union all
+       select 'events', count(*), 0, min(created_at), null from events where fanned_out = 0`.execute(db);
+    return rows;
   },
 
   async insertTest(

@@ -4,6 +4,7 @@
 // its log row and its webhook's last answer.
 import type { Clock } from '../shared/clock.ts';
 import type { Db, DialectName } from '../store/db.ts';
+import { createLeaseHolder } from '../store/lease-holder.ts';
 import type { SendOutcome } from './http-sender.ts';
 import { retryAfterMs, retryDelayMs } from './retry-schedule.ts';
 import { type NewAttempt, webhookDeliveriesRepo } from './webhook-deliveries.repo.ts';
@@ -15,6 +16,8 @@ export interface ClaimedDelivery {
   eventType: string;
   /** This attempt's number, from 1. */
   attempt: number;
+  /** The lease term it was leased under: it is sent only while the dispatcher still holds that term. */
+  owner: number;
   url: string;
   secret: string;
   signature: string | null;
@@ -27,8 +30,13 @@ export type AttemptResult =
   | { kind: 'released'; delivery: ClaimedDelivery };
 
 export interface WebhookDeliveriesOptions {
-  /** How long a claimed delivery stays leased: past it, another dispatcher may take it. */
+  /**
+   * How long a dispatcher's lease term outlives its last heartbeat (LEASE_SECONDS): past it, another dispatcher
+   * takes what it held.
+   */
   leaseMs: number;
+  /** How long before its term's end a dispatcher stops starting requests (store/lease-holder.ts). */
+  leaseGuardMs: number;
   /** A webhook with no success for this long is paused. */
   pauseAfterMs: number;
   /** The furthest a receiver's Retry-After may push its next attempt. */
@@ -46,8 +54,30 @@ export function createWebhookDeliveriesService(deps: {
   options: WebhookDeliveriesOptions;
 }) {
   const { db, dialect, clock, options } = deps;
+  const leases = createLeaseHolder({
+    db,
+    clock,
+    options: { queue: 'webhook_deliveries', leaseMs: options.leaseMs, guardMs: options.leaseGuardMs },
+  });
+
+  /** Ids grouped by the lease term they were leased under (a batch may span a term that lapsed). */
+  function byOwner(deliveries: ClaimedDelivery[]): Map<number, number[]> {
+    const groups = new Map<number, number[]>();
+    for (const d of deliveries) {
+      const ids = groups.get(d.owner);
+      if (ids) ids.push(d.id);
+      else groups.set(d.owner, [d.id]);
+    }
+    return groups;
+  }
 
   return {
+    /**
+     * This process's hold on the deliveries it leased: the dispatcher starts its heartbeat, and sends a
+     * delivery only while `leases.holds(delivery.owner)`.
+     */
+    leases,
+
     /**
      * Turns up to `limit` events into one pending delivery per live webhook of their account and type, and
      * marks them fanned out, in one transaction. Returns how many events it took.
@@ -77,6 +107,7 @@ export function createWebhookDeliveriesService(deps: {
       room: (webhookId: number) => number,
       skip: number[],
     ): Promise<{ claimed: ClaimedDelivery[]; crowded: boolean }> {
+      const owner = await leases.term();
       const now = clock.now();
       return db.transaction().execute(async (tx) => {
         // Read past `limit`, so that a webhook without room at the head of the queue leaves some for others
@@ -96,7 +127,7 @@ export function createWebhookDeliveriesService(deps: {
           picked.push(row.id);
         }
         if (picked.length === 0) return { claimed: [], crowded };
-        const leased = await webhookDeliveriesRepo.lease(tx, picked, now + options.leaseMs, now);
+        const leased = await webhookDeliveriesRepo.lease(tx, picked, owner, now + options.leaseMs, now);
         if (leased.length === 0) return { claimed: [], crowded };
         const webhooks = new Map(
           (
@@ -123,13 +154,14 @@ export function createWebhookDeliveriesService(deps: {
             eventId: d.event_id,
             eventType: d.event_type,
             attempt: d.attempts + 1,
+            owner,
             url: webhook.url,
             secret: webhook.secret,
             signature: webhook.signature,
             body: d.payload ?? (d.event_id === null ? undefined : payloads.get(d.event_id)) ?? '{}',
           });
         }
-        if (notLive.length > 0) await webhookDeliveriesRepo.unlease(tx, notLive, 'held', now);
+        if (notLive.length > 0) await webhookDeliveriesRepo.unlease(tx, notLive, owner, 'held', now);
         return { claimed, crowded };
       });
     },
@@ -142,8 +174,10 @@ export function createWebhookDeliveriesService(deps: {
     async record(results: AttemptResult[]): Promise<number[]> {
       const now = clock.now();
       return db.transaction().execute(async (tx) => {
-        const released = results.filter((r) => r.kind === 'released').map((r) => r.delivery.id);
-        if (released.length > 0) await webhookDeliveriesRepo.unlease(tx, released, 'pending', now);
+        const released = results.filter((r) => r.kind === 'released').map((r) => r.delivery);
+        for (const [owner, ids] of byOwner(released)) {
+          await webhookDeliveriesRepo.unlease(tx, ids, owner, 'pending', now);
+        }
         const attempted = results.filter((r) => r.kind === 'attempted');
         if (attempted.length === 0) return [];
 
@@ -177,13 +211,10 @@ export function createWebhookDeliveriesService(deps: {
         }
 
         const successes = attempted.filter((r) => isSuccess(r.outcome.httpCode));
-        const delivered = new Set(
-          await webhookDeliveriesRepo.markDelivered(
-            tx,
-            successes.map((r) => r.delivery.id),
-            now,
-          ),
-        );
+        const delivered = new Set<number>();
+        for (const [owner, ids] of byOwner(successes.map((r) => r.delivery))) {
+          for (const id of await webhookDeliveriesRepo.markDelivered(tx, ids, owner, now)) delivered.add(id);
+        }
         const log: NewAttempt[] = [];
         const entry = (r: (typeof attempted)[number], next: number | null): NewAttempt => ({
           webhook_id: r.delivery.webhookId,
@@ -211,7 +242,7 @@ export function createWebhookDeliveriesService(deps: {
             next = now + Math.max(scheduled, asked);
             state = hold ? 'held' : 'pending';
           }
-          if (await webhookDeliveriesRepo.markFailed(tx, r.delivery.id, state, next, now)) {
+          if (await webhookDeliveriesRepo.markFailed(tx, r.delivery.id, r.delivery.owner, state, next, now)) {
             log.push(entry(r, state === 'pending' ? next : null));
           }
         }
@@ -233,6 +264,30 @@ export function createWebhookDeliveriesService(deps: {
     /** Deliveries leased by a dispatcher that stopped mid-send become pending again. */
     releaseExpiredLeases(): Promise<number> {
       return webhookDeliveriesRepo.releaseExpiredLeases(db, clock.now());
+    },
+
+    /**
+     * The work waiting over every account, for the operator's metrics: deliveries due at `now`, retrying
+     * (pending until a later attempt), leased, events not yet fanned out, when the oldest of these pending
+     * deliveries and events was created, and the earliest pending attempt's time (null when none).
+     */
+    async backlog(now: number) {
+      const found = { due: 0, retrying: 0, sending: 0, eventsWaiting: 0 };
+      let oldestPendingAt: number | null = null;
+      let firstAttemptAt: number | null = null;
+      const older = (a: number | null, b: number | string | null) =>
+        b === null ? a : a === null ? Number(b) : Math.min(a, Number(b));
+      for (const row of await webhookDeliveriesRepo.backlog(db, now)) {
+        const n = Number(row.n);
+        if (row.kind === 'pending') {
+          found.due = Number(row.due ?? 0);
+          found.retrying = n - found.due;
+          firstAttemptAt = older(null, row.first_due);
+        } else if (row.kind === 'sending') found.sending = n;
+        else found.eventsWaiting = n;
+        if (row.kind !== 'sending') oldestPendingAt = older(oldestPendingAt, row.oldest);
+      }
+      return { ...found, oldestPendingAt, firstAttemptAt };
     },
   };
 }

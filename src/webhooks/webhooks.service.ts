@@ -3,13 +3,15 @@
 import { randomBytes } from 'node:crypto';
 import type { AuthContext } from '../shared/auth-context.ts';
 import type { Clock } from '../shared/clock.ts';
+import type { Erasure } from '../shared/erasure.ts';
 import { ApiError } from '../shared/errors.ts';
 import { idIn, idOut } from '../shared/ids.ts';
 import { parsePage } from '../shared/paging.ts';
 import { type ZonedTime, zonedTime } from '../shared/zoned-time.ts';
-import type { Db } from '../store/db.ts';
+import type { Db, Executor } from '../store/db.ts';
 import type { UrlGuard } from './url-guard.ts';
 import { webhookDeliveriesRepo } from './webhook-deliveries.repo.ts';
+import { webhookLifecycleRepo } from './webhook-lifecycle.repo.ts';
 import { type WebhookFields, webhooksRepo } from './webhooks.repo.ts';
 
 export const webhookTypes = ['MO', 'DLR', 'STOP', 'CLICKER', 'BALANCE_ALERT'] as const;
@@ -240,6 +242,29 @@ export function createWebhooksService(deps: { db: Db; clock: Clock; urlGuard: Ur
         now,
       );
       return { delivery_id: idOut(deliveryId), webhook_id: idOut(row.id), type: row.type, body };
+    },
+
+    /** Pruning: up to `limit` attempt log rows older than `before`, in one statement; how many went. */
+    pruneAttempts(before: number, limit: number): Promise<number> {
+      return webhookLifecycleRepo.pruneAttempts(db, before, limit);
+    },
+
+    /** Pruning: up to `limit` deliveries finished (delivered or failed) before `before`; how many went. */
+    pruneFinishedDeliveries(before: number, limit: number): Promise<number> {
+      return webhookLifecycleRepo.pruneFinishedDeliveries(db, before, limit);
+    },
+
+    /**
+     * Pruning: up to `limit` events written before `before` whose deliveries are all finished; never one still
+     * to fan out, nor one a delivery still needs (pending, being sent, or held for a paused webhook).
+     */
+    pruneDeliveredEvents(before: number, limit: number): Promise<number> {
+      return webhookLifecycleRepo.pruneDeliveredEvents(db, before, limit);
+    },
+
+    /** Erasure, in the caller's transaction: the events about the number, their deliveries and attempts. */
+    eraseNumber(tx: Executor, erasure: Erasure) {
+      return webhookLifecycleRepo.eraseNumber(tx, erasure);
     },
   };
 }

@@ -72,7 +72,15 @@ export async function createHarness(
     databaseUrl = join(dir, 'pigeon.db');
     cleanup = async () => rmSync(dir, { recursive: true, force: true });
   }
-  const config = loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', ...env });
+  const config = loadConfig({
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: 'silent',
+    // Every request of a test comes from one address (inject's 127.0.0.1), on the system clock: the limits
+    // per IP are off unless a test sets them (test/rate-limits.test.ts).
+    RATE_LIMIT_IP_RPS: '0',
+    RATE_LIMIT_AUTH_FAILURES: '0',
+    ...env,
+  });
   const clock = new ManualClock();
   let store: Store | undefined;
   if (options.beforeMigrations) {

@@ -1,11 +1,14 @@
 // A loopback SMSC on the `smpp` package's server, controllable from tests: credentials, throttling, held
 // responses (to watch the window), receipts in text or TLV form with hex or decimal ids, MO injection,
-// and dropping every connection.
+// and dropping every connection. It accepts transceiver, transmitter and receiver binds, and TLS (ssmpp://)
+// with the key and certificate given.
 import type { AddressInfo } from 'node:net';
 import smpp, { type Pdu, type Session } from 'smpp';
 
 export interface SubmittedPdu {
   destination: string;
+  destTon: number;
+  destNpi: number;
   source: string;
   sourceTon: number;
   sourceNpi: number;
@@ -29,12 +32,27 @@ export interface SmscOptions {
   outcome?: (destination: string) => { stat: string; err?: string };
   /** Answers this command_status instead of submitting, for the first `count` submits. */
   refuse?: { status: number; count: number };
+  /** Serves SMPP over TLS with this key and certificate (PEM): its URL is then ssmpp://. */
+  tls?: { key: string | Buffer; cert: string | Buffer };
 }
+
+/** What a session bound as. */
+export type SmscBindRole = 'transceiver' | 'transmitter' | 'receiver';
 
 export class TestSmsc {
   readonly submits: SubmittedPdu[] = [];
   readonly sessions = new Set<Session>();
   bindAttempts = 0;
+  /** The system_type of each bind attempt, in order. */
+  readonly systemTypes: string[] = [];
+  /** enquire_link requests answered. */
+  enquireLinks = 0;
+  /** Each bound session's role. */
+  readonly roles = new Map<Session, SmscBindRole>();
+  /** The role of the session each receipt went out on, in order. */
+  readonly receiptsSentOn: SmscBindRole[] = [];
+  /** Receipts waiting for a session that can take them (a transmitter's, before a receiver binds). */
+  private unsentReceipts: ((session: Session) => void)[] = [];
   maxInFlight = 0;
   private inFlight = 0;
   private held: (() => void)[] = [];
@@ -50,30 +68,62 @@ export class TestSmsc {
   }
 
   get url(): string {
-    return `smpp://${this.options.systemId ?? 'pigeon'}:${this.options.password ?? 'secret'}@127.0.0.1:${this.port}`;
+    return `${this.options.tls ? 'ssmpp' : 'smpp'}://${this.options.systemId ?? 'pigeon'}:${this.options.password ?? 'secret'}@127.0.0.1:${this.port}`;
   }
 
   private createServer() {
-    return smpp.createServer((session: Session) => {
+    const listener = (session: Session) => {
       session.socket.setNoDelay(true);
       this.sessions.add(session);
-      session.on('close', () => this.sessions.delete(session));
-      session.on('error', () => {});
-      session.on('bind_transceiver', (pdu: Pdu) => {
-        this.bindAttempts++;
-        const ok =
-          pdu.system_id === (this.options.systemId ?? 'pigeon') &&
-          pdu.password === (this.options.password ?? 'secret');
-        session.send(pdu.response({ command_status: ok ? 0 : smpp.ESME_RBINDFAIL }));
-        if (!ok) session.close();
+      session.on('close', () => {
+        this.sessions.delete(session);
+        this.roles.delete(session);
       });
-      session.on('enquire_link', (pdu: Pdu) => session.send(pdu.response()));
+      session.on('error', () => {});
+      for (const role of ['transceiver', 'transmitter', 'receiver'] as const) {
+        session.on(`bind_${role}`, (pdu: Pdu) => {
+          this.bindAttempts++;
+          this.systemTypes.push(String(pdu.system_type ?? ''));
+          const ok =
+            pdu.system_id === (this.options.systemId ?? 'pigeon') &&
+            pdu.password === (this.options.password ?? 'secret');
+          session.send(pdu.response({ command_status: ok ? 0 : smpp.ESME_RBINDFAIL }));
+          if (!ok) {
+            session.close();
+            return;
+          }
+          this.roles.set(session, role);
+          if (role !== 'transmitter') {
+            const waiting = this.unsentReceipts;
+            this.unsentReceipts = [];
+            for (const send of waiting) send(session);
+          }
+        });
+      }
+      session.on('enquire_link', (pdu: Pdu) => {
+        this.enquireLinks++;
+        session.send(pdu.response());
+      });
       session.on('unbind', (pdu: Pdu) => {
         session.send(pdu.response());
         session.close();
       });
       session.on('submit_sm', (pdu: Pdu) => this.onSubmit(session, pdu));
-    });
+    };
+    return this.options.tls
+      ? smpp.createServer({ key: this.options.tls.key, cert: this.options.tls.cert }, listener)
+      : smpp.createServer(listener);
+  }
+
+  /**
+   * Where a receipt or MO for a client goes: its own session unless it bound as a transmitter, which takes
+   * no deliver_sm; then a receiver's (or transceiver's) session of the same SMSC.
+   */
+  private deliverySession(session: Session | undefined): Session | undefined {
+    if (session && this.roles.get(session) !== 'transmitter') return session;
+    for (const [other, role] of this.roles)
+      if (role !== 'transmitter' && this.sessions.has(other)) return other;
+    return undefined;
   }
 
   async listen(port = 0): Promise<this> {
@@ -97,6 +147,8 @@ export class TestSmsc {
     const messageId = this.options.idFormat === 'dec' ? String(id) : id.toString(16);
     this.submits.push({
       destination: String(pdu.destination_addr),
+      destTon: Number(pdu.dest_addr_ton),
+      destNpi: Number(pdu.dest_addr_npi),
       source: String(pdu.source_addr),
       sourceTon: Number(pdu.source_addr_ton),
       sourceNpi: Number(pdu.source_addr_npi),
@@ -140,7 +192,17 @@ export class TestSmsc {
     for (const respond of held) respond();
   }
 
-  private sendReceipt(session: Session, id: number, destination: string): void {
+  private sendReceipt(submitSession: Session, id: number, destination: string): void {
+    const session = this.deliverySession(submitSession);
+    if (!session) {
+      this.unsentReceipts.push((receiver) => this.sendReceiptOn(receiver, id, destination));
+      return;
+    }
+    this.sendReceiptOn(session, id, destination);
+  }
+
+  private sendReceiptOn(session: Session, id: number, destination: string): void {
+    this.receiptsSentOn.push(this.roles.get(session) ?? 'transceiver');
     const { stat, err = '000' } = this.options.outcome?.(destination) ?? { stat: 'DELIVRD' };
     const hexId = id.toString(16);
     if (this.options.receipts === 'tlv') {
@@ -171,7 +233,7 @@ export class TestSmsc {
 
   /** Sends an MO from a handset over the first bound session; several parts when `parts` > 1. */
   sendMo(from: string, to: string, text: string, parts = 1, ref = 42): void {
-    const session = [...this.sessions][0];
+    const session = this.deliverySession([...this.sessions][0]);
     if (!session) throw new Error('no SMPP session to send the MO on');
     if (parts === 1) {
       session.deliver_sm({

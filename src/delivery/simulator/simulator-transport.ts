@@ -2,6 +2,7 @@
 // drawn at configured rates, so a first run shows receipts without an SMSC. Numbers ending in 0000, 0001
 // and 0002 always get an unknown-subscriber failure (NPAI), a rejection and an expiry, for trying those paths.
 import { randomBase62 } from '../../shared/ids.ts';
+import { type ConnectorStatus, RateMeter } from '../connector-status.ts';
 import type { InboundHandler, OutboundPart, Receipt, SubmitOutcome, Transport } from '../transport.ts';
 
 export interface SimulatedOutcome {
@@ -11,6 +12,8 @@ export interface SimulatedOutcome {
 }
 
 export interface SimulatorOptions {
+  /** The connector's name in its status (`pigeon connectors`); `default` when not given. */
+  name?: string;
   dlrDelayMs: number;
   outcomes: SimulatedOutcome[];
   /** How long to wait before offering a receipt again when it could not be recorded. */
@@ -44,6 +47,14 @@ const magic: Record<string, { stat: string; err: string }> = {
   '0002': { stat: 'EXPIRED', err: '000' },
 };
 
+/** The answer to a part its sender no longer wanted written (see Transport.submit). */
+const notWritten = {
+  ok: false,
+  retry: true,
+  dlrStatus: 1,
+  error: 'not sent: the sender withdrew it',
+} as const;
+
 export class SimulatorTransport implements Transport {
   readonly name = 'simulator';
   /** The simulator answers at once; this only bounds how many submits wait for their record. */
@@ -53,6 +64,7 @@ export class SimulatorTransport implements Transport {
   private sequence = 0;
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly totalWeight: number;
+  private readonly accepted = new RateMeter();
 
   constructor(private readonly options: SimulatorOptions) {
     this.totalWeight = options.outcomes.reduce((sum, o) => sum + o.weight, 0);
@@ -93,12 +105,31 @@ export class SimulatorTransport implements Transport {
       .catch(() => this.later(() => this.deliver(receipt), this.options.redeliverMs ?? 1000));
   }
 
-  async submit(part: OutboundPart): Promise<SubmitOutcome> {
+  async submit(part: OutboundPart, mayWrite?: () => boolean): Promise<SubmitOutcome> {
     if (!this.handler) return { ok: false, retry: true, dlrStatus: 1, error: 'simulator stopped' };
+    if (mayWrite && !mayWrite()) return notWritten;
     const smscId = `${this.prefix}${(++this.sequence).toString(16)}`;
     const { stat, err } = this.outcomeFor(part.destination);
     this.later(() => this.deliver({ smscId, stat, err }), this.options.dlrDelayMs);
+    this.accepted.add();
     return { ok: true, smscId };
+  }
+
+  /** What `pigeon connectors` shows: no binds; bound while started; the receipts awaited as its window. */
+  status(): ConnectorStatus {
+    const started = this.handler !== undefined;
+    return {
+      name: this.options.name ?? 'default',
+      kind: 'simulator',
+      bindsUp: started ? 1 : 0,
+      bindsTotal: 1,
+      state: started ? 'bound' : 'down',
+      windowInUse: 0,
+      windowSize: this.capacity,
+      pps: this.accepted.perSecond(),
+      lastError: null,
+      lastErrorAt: null,
+    };
   }
 
   async stop(): Promise<void> {

@@ -4,6 +4,7 @@ import smpp from 'smpp';
 import { describe, expect, it } from 'vitest';
 import {
   CommandId,
+  encodeBind,
   encodeBindTransceiver,
   encodeDeliverSmResp,
   encodeSubmitSm,
@@ -54,6 +55,23 @@ describe('SMPP PDU codec', () => {
       encodeSubmitSm(1, { ...submit, esmClass: 0, dataCoding: 0, shortMessage: long }),
     );
     expect((pdu.message_payload as { message: string }).message).toBe('A'.repeat(300));
+  });
+
+  it('writes bind_transmitter and bind_receiver as the package reads them', () => {
+    const fields = { systemId: 'pigeon', password: 'secret', systemType: 'VMA' };
+    for (const [commandId, command] of [
+      [CommandId.bindTransmitter, 'bind_transmitter'],
+      [CommandId.bindReceiver, 'bind_receiver'],
+    ] as const) {
+      expect(new smpp.PDU(encodeBind(commandId, 4, fields))).toMatchObject({
+        command,
+        sequence_number: 4,
+        system_id: 'pigeon',
+        password: 'secret',
+        system_type: 'VMA',
+        interface_version: 0x34,
+      });
+    }
   });
 
   it('writes bind_transceiver and deliver_sm_resp as the package reads them', () => {

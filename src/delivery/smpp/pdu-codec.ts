@@ -6,6 +6,8 @@
 
 export const CommandId = {
   genericNack: 0x80000000,
+  bindReceiver: 0x00000001,
+  bindTransmitter: 0x00000002,
   bindTransceiver: 0x00000009,
   bindTransceiverResp: 0x80000009,
   submitSm: 0x00000004,
@@ -83,11 +85,17 @@ export interface BindFields {
   systemType: string;
 }
 
-export function encodeBindTransceiver(sequence: number, bind: BindFields): Buffer {
+/** The three binds: transceiver (submits and deliveries on one connection), transmitter or receiver. */
+export type BindCommand =
+  | typeof CommandId.bindTransceiver
+  | typeof CommandId.bindTransmitter
+  | typeof CommandId.bindReceiver;
+
+export function encodeBind(commandId: BindCommand, sequence: number, bind: BindFields): Buffer {
   const length =
     headerLength + bind.systemId.length + 1 + bind.password.length + 1 + bind.systemType.length + 1 + 4;
   const buffer = Buffer.allocUnsafe(length);
-  writeHeader(buffer, CommandId.bindTransceiver, 0, sequence);
+  writeHeader(buffer, commandId, 0, sequence);
   let at = writeCString(buffer, headerLength, bind.systemId);
   at = writeCString(buffer, at, bind.password);
   at = writeCString(buffer, at, bind.systemType);
@@ -96,6 +104,10 @@ export function encodeBindTransceiver(sequence: number, bind: BindFields): Buffe
   buffer[at++] = 0; // addr_npi
   buffer[at] = 0; // address_range ''
   return buffer;
+}
+
+export function encodeBindTransceiver(sequence: number, bind: BindFields): Buffer {
+  return encodeBind(CommandId.bindTransceiver, sequence, bind);
 }
 
 export interface SubmitSmFields {

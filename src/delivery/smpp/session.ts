@@ -1,11 +1,13 @@
-// One SMPP connection from the ESME side: framing, sequence numbers, answers matched to their requests, and
-// the SMSC's enquire_link and unbind answered here. The binds, windows and reconnection live in the
-// transport; this is only the wire.
-import { connect, type Socket } from 'node:net';
+// One SMPP connection from the ESME side, over TCP or TLS: framing, sequence numbers, answers matched to
+// their requests, and the SMSC's enquire_link and unbind answered here. The binds, windows and reconnection
+// live in the transport; this is only the wire.
+import { connect, isIP, type Socket } from 'node:net';
+import { connect as connectTls } from 'node:tls';
 import {
+  type BindCommand,
   type BindFields,
   CommandId,
-  encodeBindTransceiver,
+  encodeBind,
   encodeDeliverSmResp,
   encodeEmpty,
   encodeSubmitSm,
@@ -18,7 +20,19 @@ import {
 /** An answer to one of our requests: its status and, for submit_sm_resp, the message id. */
 type OnAnswer = (status: number, messageId: string) => void;
 
+/** How an `ssmpp://` connection checks the SMSC's certificate. */
+export interface TlsSettings {
+  /** The certificate authorities to trust (PEM); Node's own list when absent. */
+  ca?: Buffer;
+  /**
+   * Whether the certificate must name the host connected to. False still verifies the chain against `ca`:
+   * only the name is not compared (an SMSC reached by an address its certificate does not list).
+   */
+  checkServerName: boolean;
+}
+
 export interface SessionEvents {
+  /** TCP connected, and for TLS the handshake done and the certificate accepted: the bind may be sent. */
   connect(): void;
   /** A deliver_sm, whole, header included; the listener answers it with `answerDeliver`. */
   deliver(pdu: Buffer): void;
@@ -33,15 +47,37 @@ export class SmppSession {
   private sequence = 0;
   private readonly answers = new Map<number, OnAnswer>();
   private pending: Buffer | undefined;
+  /** TCP is connected (for TLS the handshake may still be under way). */
+  tcpConnected = false;
 
   constructor(
     host: string,
     port: number,
     private readonly events: SessionEvents,
+    tls?: TlsSettings,
   ) {
-    this.socket = connect({ host, port });
+    if (tls) {
+      this.socket = connectTls({
+        host,
+        port,
+        ca: tls.ca,
+        // SNI takes a host name only: RFC 6066 forbids an address there.
+        servername: isIP(host) ? undefined : host,
+        // Node's own check unless turned off; an explicit undefined here is refused by Node.
+        ...(tls.checkServerName ? {} : { checkServerIdentity: () => undefined }),
+      });
+      this.socket.on('connect', () => {
+        this.tcpConnected = true;
+      });
+      this.socket.on('secureConnect', () => events.connect());
+    } else {
+      this.socket = connect({ host, port });
+      this.socket.on('connect', () => {
+        this.tcpConnected = true;
+        events.connect();
+      });
+    }
     this.socket.setNoDelay(true);
-    this.socket.on('connect', () => events.connect());
     this.socket.on('data', (chunk: Buffer) => this.onData(chunk));
     this.socket.on('error', (error) => events.error(error));
     this.socket.on('close', () => {
@@ -63,8 +99,8 @@ export class SmppSession {
     return true;
   }
 
-  bindTransceiver(fields: BindFields, onAnswer: (status: number) => void): boolean {
-    return this.request((seq) => encodeBindTransceiver(seq, fields), onAnswer);
+  bind(command: BindCommand, fields: BindFields, onAnswer: (status: number) => void): boolean {
+    return this.request((seq) => encodeBind(command, seq, fields), onAnswer);
   }
 
   submitSm(fields: SubmitSmFields, onAnswer: OnAnswer): boolean {

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Proves that a production install works: a copy of the checkout (without node_modules, data, dist or .git) in a
+# scratch directory, `npm ci --omit=dev` (no dev dependency installed), then `npm start` on free ports with a
+# temporary SQLite file. It waits until the API answers, sends nothing else, stops the server with SIGTERM and
+# requires a clean exit (code 0). Run from anywhere; CI runs it after the tests (.ci/run).
+set -euo pipefail
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+scratch="$(mktemp -d "${TMPDIR:-/tmp}/pigeon-production-install.XXXXXX")"
+log="$scratch/server.log"
+server_pid=""
+
+cleanup() {
+  if [[ -n "$server_pid" ]] && kill -0 "$server_pid" 2>/dev/null; then
+    kill -KILL -- "-$server_pid" 2>/dev/null || kill -KILL "$server_pid" 2>/dev/null || true
+  fi
+  rm -rf "$scratch"
+}
+trap cleanup EXIT
+
+fail() {
+  echo "check-production-install: $*" >&2
+  if [[ -f "$log" ]]; then
+    echo "--- server output ---" >&2
+    tail -n 50 "$log" >&2
+  fi
+  exit 1
+}
+
+echo "check-production-install: copying the checkout to $scratch/app"
+mkdir -p "$scratch/app"
+tar -C "$root" \
+  --exclude=./node_modules --exclude=./data --exclude=./dist --exclude=./.git \
+  -cf - . | tar -C "$scratch/app" -xf -
+cd "$scratch/app"
+
+echo "check-production-install: npm ci --omit=dev"
+npm ci --omit=dev --no-audit --no-fund
+if [[ -d node_modules/vitest || -d node_modules/typescript ]]; then
+  fail "npm ci --omit=dev installed dev dependencies"
+fi
+
+# Free ports, asked of the kernel (port 0) and released at once for the server to take.
+free_port() {
+  node -e "const s = require('node:net').createServer().listen(0, '127.0.0.1', () => { console.log(s.address().port); s.close(); });"
+}
+api_port="$(free_port)"
+link_port="$(free_port)"
+
+echo "check-production-install: npm start (API on 127.0.0.1:$api_port, links on $link_port)"
+# In its own process group, so that cleanup can end whatever is left of it after a failure.
+set -m
+HOST=127.0.0.1 PORT="$api_port" LINK_PORT="$link_port" \
+  DATABASE_URL="$scratch/data/pigeon.db" LOG_LEVEL=info \
+  npm start >"$log" 2>&1 &
+server_pid=$!
+set +m
+
+# The API answers once it is up: GET /health when this version has it, else an unauthenticated GET /credits,
+# which answers the error envelope (status -1). Nothing else is sent.
+probe='
+const base = `http://127.0.0.1:${process.argv[1]}`;
+const get = (path) => fetch(base + path, { signal: AbortSignal.timeout(2000) });
+(async () => {
+  const health = await get("/health");
+  if (health.status === 200) return console.log(`GET /health: ${health.status}`);
+  const r = await get("/credits");
+  const body = await r.json();
+  if (typeof body.status !== "number" || typeof body.message !== "string") throw new Error("no envelope");
+  console.log(`GET /credits: HTTP ${r.status}, status ${body.status}`);
+})().catch(() => process.exit(1));
+'
+deadline=$((SECONDS + 180))
+until answer="$(node -e "$probe" "$api_port" 2>/dev/null)"; do
+  kill -0 "$server_pid" 2>/dev/null || fail "npm start exited before the API answered"
+  ((SECONDS < deadline)) || fail "the API did not answer within 180 s"
+  sleep 0.5
+done
+echo "check-production-install: the API answers ($answer)"
+
+kill -TERM "$server_pid"
+set +e
+wait "$server_pid"
+code=$?
+set -e
+server_pid=""
+[[ "$code" -eq 0 ]] || fail "npm start exited with code $code after SIGTERM (expected 0)"
+echo "check-production-install: stopped by SIGTERM with exit code 0: production install OK"

@@ -1,0 +1,208 @@
+// The API's request limits, counted with @fastify/rate-limit in this process's memory: requests per second per
+// token (RATE_LIMIT_TOKEN_RPS, off by default), requests per second per client IP for what carries no valid
+// credentials (RATE_LIMIT_IP_RPS), and a brake on failed sign-ins per client IP (RATE_LIMIT_AUTH_FAILURES
+// within RATE_LIMIT_AUTH_WINDOW), so guessing tokens or passwords from one address is slow. Each answers
+// HTTP 429 with Retry-After and the envelope. Windows are fixed: they start at a key's first request and
+// last their length, and time comes from the app's clock.
+import rateLimit, { normalizeIP } from '@fastify/rate-limit';
+import type { FastifyRequest } from 'fastify';
+import { type Config, durationMs } from '../config.ts';
+import type { AuthContext } from '../shared/auth-context.ts';
+import type { Clock } from '../shared/clock.ts';
+import { ApiError, Status } from '../shared/errors.ts';
+import type { App } from './types.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route is behind the auth hook: it is limited per token, and per IP only when sign-in fails. */
+    authenticated?: boolean;
+  }
+}
+
+export interface RateLimitOptions {
+  /** Requests per second per token (per account for legacy body credentials); 0 for no limit. */
+  tokenRps: number;
+  /** Requests per second per client IP without valid credentials; 0 for no limit. */
+  ipRps: number;
+  /** Failed sign-ins per client IP within `authWindowMs` before its sign-ins answer 429; 0 for no brake. */
+  authFailures: number;
+  authWindowMs: number;
+  /** Keys (tokens, addresses) each limit remembers; beyond, the oldest window is forgotten. */
+  maxKeys: number;
+}
+
+export const rateLimitOptions = (
+  config: Pick<
+    Config,
+    'RATE_LIMIT_TOKEN_RPS' | 'RATE_LIMIT_IP_RPS' | 'RATE_LIMIT_AUTH_FAILURES' | 'RATE_LIMIT_AUTH_WINDOW'
+  >,
+): RateLimitOptions => ({
+  tokenRps: config.RATE_LIMIT_TOKEN_RPS,
+  ipRps: config.RATE_LIMIT_IP_RPS,
+  authFailures: config.RATE_LIMIT_AUTH_FAILURES,
+  authWindowMs: durationMs(config.RATE_LIMIT_AUTH_WINDOW),
+  maxKeys: 10_000,
+});
+
+type StoreCallback = (error: Error | null, result: { current: number; ttl: number }) => void;
+
+/**
+ * The plugin's store interface on the app's clock (its own store reads Date.now()), so windows are as testable
+ * as the rest of Pigeon's time. One per limit; bounded to `maxKeys` windows, the oldest forgotten first.
+ */
+function clockedStore(clock: Clock, maxKeys: number) {
+  return class ClockedStore {
+    private readonly windows = new Map<string, { count: number; startedAt: number }>();
+
+    incr(key: string, done: StoreCallback, timeWindow: number): void {
+      const now = clock.now();
+      let window = this.windows.get(key);
+      if (!window || now >= window.startedAt + timeWindow || now < window.startedAt) {
+        // Deleted and set again, so the map's insertion order stays the windows' age order.
+        this.windows.delete(key);
+        if (this.windows.size >= maxKeys) this.windows.delete(this.windows.keys().next().value as string);
+        window = { count: 0, startedAt: now };
+        this.windows.set(key, window);
+      }
+      window.count++;
+      done(null, { current: window.count, ttl: window.startedAt + timeWindow - now });
+    }
+
+    read(key: string, done: StoreCallback, timeWindow: number): void {
+      const now = clock.now();
+      const window = this.windows.get(key);
+      if (!window || now >= window.startedAt + timeWindow || now < window.startedAt) {
+        done(null, { current: 0, ttl: 0 });
+        return;
+      }
+      done(null, { current: window.count, ttl: window.startedAt + timeWindow - now });
+    }
+
+    child(): ClockedStore {
+      return new ClockedStore();
+    }
+  };
+}
+
+const tooManyRequests = (status: number, details: string, retryAfterS: number) =>
+  new ApiError(status, details, 429, 'Too many requests', {
+    'retry-after': String(Math.max(1, retryAfterS)),
+  });
+
+/** The client's address as the limits count it: an IPv6 client by its /64, as one host usually holds one. */
+const clientKey = (request: FastifyRequest) => normalizeIP(request.ip ?? 'unknown');
+
+type Limiter = ReturnType<App['createRateLimit']>;
+
+export interface RateLimits {
+  /**
+   * Signs a request in through `authenticate`, within the limits: refuses at once (429) an IP braked for failed
+   * sign-ins; counts a failure (a credential given and refused) toward that brake and any refused request
+   * toward the IP's limit; and counts a signed-in request toward its token's limit. Sets `request.auth`.
+   */
+  authenticate(
+    request: FastifyRequest,
+    credentialGiven: boolean,
+    authenticate: () => Promise<AuthContext>,
+  ): Promise<AuthContext>;
+}
+
+/**
+ * Registers @fastify/rate-limit on `app` (no route hooks of its own), limits per IP the requests to routes
+ * outside authentication (the docs, unknown paths: register this before the not-found handler), and answers
+ * the checks of the auth hook. Routes behind that hook say so with `config.authenticated`.
+ */
+export function registerRateLimits(app: App, options: RateLimitOptions, clock: Clock): RateLimits {
+  app.register(rateLimit, { global: false, store: clockedStore(clock, options.maxKeys) });
+
+  // Made on first use: the plugin adds createRateLimit to the app when it loads, after this function returns.
+  let made: { ip?: Limiter; token?: Limiter; brake?: Limiter } | undefined;
+  const limiters = () => {
+    made ??= {
+      ip:
+        options.ipRps > 0
+          ? app.createRateLimit({ max: options.ipRps, timeWindow: 1000, keyGenerator: clientKey })
+          : undefined,
+      // By token id, never the token: the keys are what this process keeps in memory.
+      token:
+        options.tokenRps > 0
+          ? app.createRateLimit({
+              max: options.tokenRps,
+              timeWindow: 1000,
+              keyGenerator: (request) => {
+                const auth = request.auth!;
+                return auth.tokenId > 0 ? `token ${auth.tokenId}` : `account ${auth.accountId}`;
+              },
+            })
+          : undefined,
+      brake:
+        options.authFailures > 0
+          ? app.createRateLimit({
+              max: options.authFailures,
+              timeWindow: options.authWindowMs,
+              keyGenerator: clientKey,
+            })
+          : undefined,
+    };
+    return made;
+  };
+
+  async function countIp(request: FastifyRequest, ip: Limiter): Promise<void> {
+    const limit = await ip(request);
+    if (!limit.isAllowed && limit.isExceeded) {
+      throw tooManyRequests(
+        Status.unknown,
+        `more than ${limit.max} requests per second without valid credentials from ${request.ip} (RATE_LIMIT_IP_RPS); retry in ${limit.ttlInSeconds} s`,
+        limit.ttlInSeconds,
+      );
+    }
+  }
+
+  if (options.ipRps > 0) {
+    app.addHook('onRequest', async (request) => {
+      if (request.routeOptions.config.authenticated) return;
+      const { ip } = limiters();
+      if (ip) await countIp(request, ip);
+    });
+  }
+
+  return {
+    async authenticate(request, credentialGiven, authenticate) {
+      const { ip, token, brake } = limiters();
+      if (brake) {
+        // A peek: only failures count toward the brake.
+        const failed = await brake(request, { increment: false });
+        if (!failed.isAllowed && failed.remaining === 0) {
+          throw tooManyRequests(
+            Status.auth,
+            `too many failed sign-ins from ${request.ip}: sign-ins from it are refused for ${failed.ttlInSeconds} s`,
+            failed.ttlInSeconds,
+          );
+        }
+      }
+      let auth: AuthContext;
+      try {
+        auth = await authenticate();
+      } catch (error) {
+        // A refusal (-1 at HTTP 200), not a 429 of the password checks' own queue.
+        if (error instanceof ApiError && error.status === Status.auth && error.httpCode === 200) {
+          if (brake && credentialGiven) await brake(request);
+          if (ip) await countIp(request, ip);
+        }
+        throw error;
+      }
+      request.auth = auth;
+      if (token) {
+        const limit = await token(request);
+        if (!limit.isAllowed && limit.isExceeded) {
+          throw tooManyRequests(
+            Status.unknown,
+            `more than ${limit.max} requests per second with API token ${auth.tokenId > 0 ? auth.tokenId : '(body credentials)'} (RATE_LIMIT_TOKEN_RPS); retry in ${limit.ttlInSeconds} s`,
+            limit.ttlInSeconds,
+          );
+        }
+      }
+      return auth;
+    },
+  };
+}
