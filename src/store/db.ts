@@ -1,9 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, PostgresDialect, type Transaction } from 'kysely';
+import { Kysely, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
+import { SchemaPostgresDialect } from './schema-introspector.ts';
 import { CachedSqliteDialect } from './sqlite-driver.ts';
 
 export type Db = Kysely<Database>;
@@ -45,8 +46,7 @@ export const migrationLockKey = 7467;
 
 /**
  * Holds the migration lock on a connection of its own. Processes starting together migrate in turn: Kysely's
- * migrator reads the catalog of every schema before taking its own lock, which fails if a schema is dropped
- * under it and races with another process creating its tables.
+ * migrator looks for its tables before taking its own lock, and would race with another process creating them.
  */
 export async function withAdvisoryLock<T>(connectionString: string, fn: () => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString });
@@ -121,7 +121,7 @@ async function openPostgres(url: string, options: StoreOptions): Promise<Store> 
   // answer until it does again.
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new SchemaPostgresDialect({ pool }, schema ?? 'public') });
   return {
     db,
     dialect: 'postgres',
