@@ -2,6 +2,7 @@
 // second: no TypeScript loader at run time, which would cost each process a second V8 isolate (about
 // 60 MB) and the start-up compile. Packages stay in node_modules (only src/ is bundled).
 import { build } from 'esbuild';
+import { buildConsole } from './build-console.mjs';
 
 await build({
   entryPoints: ['src/main.ts'],
@@ -14,3 +15,6 @@ await build({
   sourcemap: true,
   logLevel: 'warning',
 });
+
+// The web console's page and assets, served by the API at /console.
+await buildConsole();

@@ -95,6 +95,8 @@ export const ConfigSchema = Type.Object({
   /** Credits charged per number looked up with POST /lookup. */
   LOOKUP_COST: Type.Integer({ minimum: 0, default: 0 }),
   TIMEZONE: Type.String({ default: 'Europe/Paris' }),
+  /** How long a console sign-in lasts, in hours; then its page asks for the password again. */
+  CONSOLE_SESSION_HOURS: Type.Integer({ minimum: 1, maximum: 24 * 30, default: 12 }),
   /** Countries a campaign may send to, as ISO 3166 codes (`FR,BE`); unset allows every country. */
   ALLOWED_COUNTRIES: Type.Optional(Type.String({ pattern: '^\\s*[A-Za-z]{2}(\\s*,\\s*[A-Za-z]{2})*\\s*$' })),
   /** The opt-out mention added to marketing texts. */

@@ -7,6 +7,7 @@ import { createInvoicesService, type InvoicesService } from './accounts/invoices
 import { type CampaignsService, createCampaignsService } from './campaigns/campaigns.service.ts';
 import { createListsService, type ListsService } from './campaigns/lists.service.ts';
 import { type Config, durationMs } from './config.ts';
+import { type ConsoleService, createConsoleService } from './console/console.service.ts';
 import { createDeliveryService, type DeliveryService } from './delivery/delivery.service.ts';
 import { smscIdForms } from './delivery/receipt.ts';
 import { parseKeywords } from './delivery/reply-keywords.ts';
@@ -57,6 +58,8 @@ export interface Services {
   pruneTasks: PruneTask[];
   /** Idempotency-Key on sends: claims, first answers, and `pruneExpired(now)` for the housekeeping job. */
   idempotency: IdempotencyService;
+  /** The web console's sessions: sign-in, the cookie's caller, CSRF, a parent's switch into a sub-account. */
+  console: ConsoleService;
 }
 
 export interface Deps {
@@ -282,6 +285,14 @@ export async function createDeps(
     pool: () => store.connections(),
     smscIdForms,
   });
+  const consoleSessions = createConsoleService({
+    db,
+    clock,
+    accounts,
+    sessionHours: config.CONSOLE_SESSION_HOURS,
+    timeZone: config.TIMEZONE,
+    stopMention: config.STOP_MENTION,
+  });
   const erase = createEraseService({
     db,
     ports: { accounts, delivery, links, lists, lookup, webhooks },
@@ -301,6 +312,7 @@ export async function createDeps(
       keepMs: 0,
       prune: (now, limit) => campaigns.pruneDailyCounts(now, limit),
     },
+    { name: 'console_sessions', keepMs: 0, prune: (now, limit) => consoleSessions.pruneExpired(now, limit) },
   ];
   return {
     config,
@@ -325,6 +337,7 @@ export async function createDeps(
       idempotency,
       erase,
       pruneTasks,
+      console: consoleSessions,
     },
     urlGuard,
     nudges,

@@ -9,6 +9,9 @@ import { createSmtpMailer } from './accounts/mailer.ts';
 import { campaignsRoutes } from './campaigns/campaigns.routes.ts';
 import { listsRoutes } from './campaigns/lists.routes.ts';
 import { durationMs } from './config.ts';
+import { consoleRoutes } from './console/console.routes.ts';
+import { sessionCookieName } from './console/console.service.ts';
+import { loadConsoleAssets } from './console/console-assets.ts';
 import { connectorsOf, connectorUsage, publishConnectorStatus } from './delivery/connector-status.ts';
 import { createDeliveryWorker } from './delivery/delivery-worker.ts';
 import { createTransport } from './delivery/transports.ts';
@@ -57,6 +60,11 @@ export function buildApi(
     authenticate: (credential, clientIp) => services.accounts.authenticate(credential, clientIp),
     documentation: registerApiDocs,
     operations: ops ? (app) => ops.register(app) : undefined,
+    sessions: {
+      cookieName: sessionCookieName,
+      authenticate: (cookie, method, csrf) => services.console.authenticate(cookie, method, csrf),
+    },
+    console: (app) => consoleRoutes(app, services.console, loadConsoleAssets()),
     routes: [
       (api) => accountsRoutes(api, services.accounts),
       (api) => invoicesRoutes(api, services.invoices),

@@ -205,6 +205,7 @@ describeEachDialect(
         orphan_receipts: 2,
         idempotency_keys: 0,
         daily_message_counts: 0,
+        console_sessions: 0,
       });
       // Bounded: every statement asked for two rows at most, and a full one was followed by another.
       expect(statements.every(([, limit, n]) => limit === 2 && n <= 2)).toBe(true);
@@ -237,7 +238,7 @@ describeEachDialect(
 
       // A second pass finds nothing more; once the clock passes the cutoff rows, they go too, but the
       // unfolded click and the events still needed stay.
-      expect(Object.values(await recordedJob([]).runOnce())).toEqual([0, 0, 0, 0, 0, 0, 0, 0]);
+      expect(new Set(Object.values(await recordedJob([]).runOnce()))).toEqual(new Set([0]));
       h().clock.advance(1);
       expect(await recordedJob([]).runOnce()).toMatchObject({
         events: 1,

@@ -537,6 +537,20 @@ export function createAccountsService(deps: {
       return { accountId: row.account_id, tokenId: row.token_id, parentId: row.parent_id };
     },
 
+    /**
+     * The caller a console session acts as: `accountId`, which `signedInId` signed in as, or one of its direct
+     * sub-accounts; -1 when that no longer holds, or the account is locked.
+     */
+    async sessionContext(signedInId: number, accountId: number): Promise<AuthContext> {
+      const row = await accountsRepo.find(db, accountId);
+      const parentId = row?.parent_id === null || row === undefined ? null : Number(row.parent_id);
+      if (!row || (accountId !== signedInId && parentId !== signedInId)) {
+        throw ApiError.auth('this console session is no longer valid: sign in again');
+      }
+      if (Number(row.locked) === 1) throw lockedAccount(accountId);
+      return { accountId, tokenId: 0, parentId };
+    },
+
     /** A token for the caller, or for one of its direct sub-accounts (-5 for any other account). */
     async createToken(auth: AuthContext, request: TokenRequest, rawAccountId?: string) {
       let accountId = auth.accountId;

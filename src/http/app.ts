@@ -7,6 +7,7 @@ import { type Clock, systemClock } from '../shared/clock.ts';
 import { Status } from '../shared/errors.ts';
 import { registerRequestLog, requestIdHeader, requestIdOf } from './access-log.ts';
 import { detectSyntax, parseBody, replyFormatOf } from './body.ts';
+import { cookieValue } from './cookies.ts';
 import { errorPayload, errorReply, negotiate } from './envelope.ts';
 import { rateLimitOptions, registerRateLimits } from './rate-limits.ts';
 import {
@@ -56,6 +57,16 @@ export interface AppDeps {
    * to its caller; throws -1.
    */
   authenticate(credential: string | BodyCredentials | undefined, clientIp: string): Promise<AuthContext>;
+  /**
+   * Sessions of the web console: a request without a token but with this cookie is the session's caller.
+   * `csrf` is the request's X-CSRF-Token header, which every change must carry.
+   */
+  sessions?: {
+    cookieName: string;
+    authenticate(cookie: string, method: string, csrf: string | undefined): Promise<AuthContext>;
+  };
+  /** Registers the console (its page, assets and sign-in) outside authentication. */
+  console?: (app: App) => void;
   routes: readonly RoutePlugin[];
   /** Registers what describes the routes (OpenAPI, docs) outside authentication, before any route is added. */
   documentation?: (app: App) => void;
@@ -129,6 +140,7 @@ export function buildApp(deps: AppDeps): App {
 
   deps.documentation?.(app);
   deps.operations?.(app);
+  deps.console?.(app);
 
   // Every API route is authenticated; the not-found handler above stays outside this scope.
   app.register(async (api: App) => {
@@ -142,9 +154,18 @@ export function buildApp(deps: AppDeps): App {
       const fromQuery = request.routeOptions.config.queryToken ? query?.token : undefined;
       const credential =
         request.headers.authorization ?? (typeof fromQuery === 'string' ? fromQuery : undefined);
-      if (credential === undefined) return;
+      if (credential !== undefined) {
+        request.auth = await limits.authenticate(request, true, () =>
+          deps.authenticate(credential, request.ip),
+        );
+        return;
+      }
+      const sessions = deps.sessions;
+      const cookie = sessions && cookieValue(request.headers.cookie, sessions.cookieName);
+      if (cookie === undefined) return;
+      const csrf = request.headers['x-csrf-token'];
       request.auth = await limits.authenticate(request, true, () =>
-        deps.authenticate(credential, request.ip),
+        sessions!.authenticate(cookie, request.method, typeof csrf === 'string' ? csrf : undefined),
       );
     });
     // Without one, only legacy credentials in the (smaller) body can sign the request in.

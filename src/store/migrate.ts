@@ -23,6 +23,7 @@ import * as leaseHolders from './migrations/020-lease-holders.ts';
 import * as messageRoute from './migrations/021-message-route.ts';
 import * as connectorStatus from './migrations/022-connector-status.ts';
 import * as replyKeywords from './migrations/023-reply-keywords.ts';
+import * as consoleSessions from './migrations/024-console-sessions.ts';
 
 /** Migrations in order; each is told the dialect so column types can differ where they must. */
 export const migrations = {
@@ -49,6 +50,7 @@ export const migrations = {
   '021-message-route': messageRoute,
   '022-connector-status': connectorStatus,
   '023-reply-keywords': replyKeywords,
+  '024-console-sessions': consoleSessions,
 };
 
 /** Applies every pending migration. Safe to run from several processes at once (Kysely takes a lock). */

@@ -425,6 +425,20 @@ export interface LeaseHoldersTable {
   lease_until: number;
 }
 
+/** A console sign-in (migration 024), found by the SHA-256 of its cookie. */
+export interface ConsoleSessionsTable {
+  id: Generated<number>;
+  session_hash: string;
+  /** The account that signed in. */
+  account_id: number;
+  /** The account whose view the session shows: the signed-in one, or one of its direct sub-accounts. */
+  acting_account_id: number;
+  /** Sent back by the console page in X-CSRF-Token on every change. */
+  csrf_token: string;
+  created_at: number;
+  expires_at: number;
+}
+
 /** A delivery process's connector as it last published it (migration 022), for `pigeon connectors`. */
 export interface ConnectorStatusTable {
   name: string;
@@ -479,4 +493,5 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   daily_message_counts: DailyMessageCountsTable;
   connector_status: ConnectorStatusTable;
+  console_sessions: ConsoleSessionsTable;
 }

@@ -1,0 +1,221 @@
+// The Pigeon console: a single page served at /console, signed in by a session cookie, and a client of the
+// API's own routes for everything it shows and changes.
+import 'uplot/dist/uPlot.min.css';
+import './style.css';
+import type { ComponentChildren } from 'preact';
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { ApiFailure, api, errorText, onSignedOut, useCsrfToken } from './api.ts';
+import { formatNumber } from './format.ts';
+import { AlertPage } from './pages/alert.tsx';
+import { BlacklistPage } from './pages/blacklist.tsx';
+import { CampaignPage } from './pages/campaign.tsx';
+import { CampaignsPage } from './pages/campaigns.tsx';
+import { DashboardPage } from './pages/dashboard.tsx';
+import { ListPage } from './pages/list.tsx';
+import { ListsPage } from './pages/lists.tsx';
+import { SendPage } from './pages/send.tsx';
+import { SignInPage } from './pages/sign-in.tsx';
+import { SubAccountsPage } from './pages/sub-accounts.tsx';
+import { TokensPage } from './pages/tokens.tsx';
+import { WebhookPage } from './pages/webhook.tsx';
+import { WebhooksPage } from './pages/webhooks.tsx';
+import { linkTo, match, navigate, useLocation } from './router.ts';
+import { actingAsSubAccount, type Session, SessionContext, type SessionState } from './session.ts';
+
+/** The pages, by path; the first that matches is shown. */
+const routes: { path: string; title: string; page: (params: Record<string, string>) => ComponentChildren }[] =
+  [
+    { path: '/', title: 'Dashboard', page: () => <DashboardPage /> },
+    { path: '/campaigns', title: 'Campaigns', page: () => <CampaignsPage /> },
+    { path: '/campaigns/:ticket', title: 'Campaign', page: (p) => <CampaignPage ticket={p.ticket} /> },
+    { path: '/send', title: 'Send', page: () => <SendPage /> },
+    { path: '/lists', title: 'Lists', page: () => <ListsPage /> },
+    { path: '/lists/:id', title: 'List', page: (p) => <ListPage id={p.id} /> },
+    { path: '/blacklist', title: 'Blacklist and NPAI', page: () => <BlacklistPage /> },
+    { path: '/tokens', title: 'API tokens', page: () => <TokensPage /> },
+    { path: '/webhooks', title: 'Webhooks', page: () => <WebhooksPage /> },
+    { path: '/webhooks/:id', title: 'Webhook', page: (p) => <WebhookPage id={p.id} /> },
+    { path: '/alert', title: 'Balance alert', page: () => <AlertPage /> },
+    { path: '/sub-accounts', title: 'Sub-accounts', page: () => <SubAccountsPage /> },
+  ];
+
+const nav: { path: string; label: string }[] = [
+  { path: '/', label: 'Dashboard' },
+  { path: '/campaigns', label: 'Campaigns' },
+  { path: '/send', label: 'Send' },
+  { path: '/lists', label: 'Lists' },
+  { path: '/blacklist', label: 'Blacklist' },
+  { path: '/tokens', label: 'Tokens' },
+  { path: '/webhooks', label: 'Webhooks' },
+  { path: '/alert', label: 'Balance alert' },
+  { path: '/sub-accounts', label: 'Sub-accounts' },
+];
+
+function Shell({ state, children }: { state: SessionState; children: ComponentChildren }) {
+  const { session } = state;
+  const { path } = useLocation();
+  const [menuOpen, setMenuOpen] = useState(false);
+  const [switchError, setSwitchError] = useState('');
+  const account = session.account;
+  const name = [account.firstname, account.lastname].filter(Boolean).join(' ') || account.email;
+  const sub = actingAsSubAccount(session);
+  useEffect(() => setMenuOpen(false), [path]);
+  return (
+    <div class="shell">
+      <a class="skip" href="#main">
+        Skip to the page
+      </a>
+      <header class="topbar">
+        <a class="brand" {...linkTo('/')}>
+          Pigeon
+        </a>
+        <button
+          type="button"
+          class="menu-button secondary"
+          aria-expanded={menuOpen ? 'true' : 'false'}
+          aria-controls="nav"
+          onClick={() => setMenuOpen(!menuOpen)}
+        >
+          Menu
+        </button>
+        <div class="who">
+          <span class="who-name">
+            {name}
+            {sub && <span class="badge">sub-account</span>}
+          </span>
+          <span class="who-balance" data-testid="balance">
+            {account.unlimited ? 'unlimited credits' : `${formatNumber(account.credits)} credits`}
+          </span>
+          {sub && (
+            <button
+              type="button"
+              class="secondary"
+              onClick={async () => {
+                try {
+                  await state.switchTo(null);
+                } catch (e) {
+                  setSwitchError(errorText(e));
+                }
+              }}
+            >
+              Back to my account
+            </button>
+          )}
+          <button type="button" class="secondary" onClick={() => void state.signOut()}>
+            Sign out
+          </button>
+        </div>
+      </header>
+      {switchError && <p class="notice notice-error">{switchError}</p>}
+      <nav id="nav" class={`nav${menuOpen ? ' open' : ''}`} aria-label="Console">
+        <ul>
+          {nav.map((item) => {
+            const current =
+              item.path === '/' ? path === '/' : path === item.path || path.startsWith(`${item.path}/`);
+            return (
+              <li key={item.path}>
+                <a {...linkTo(item.path)} aria-current={current ? 'page' : undefined}>
+                  {item.label}
+                </a>
+              </li>
+            );
+          })}
+        </ul>
+      </nav>
+      <main id="main" tabIndex={-1}>
+        {children}
+      </main>
+    </div>
+  );
+}
+
+function NotFound() {
+  return (
+    <section>
+      <h1>Not found</h1>
+      <p>
+        No console page here. <a {...linkTo('/')}>Go to the dashboard</a>.
+      </p>
+    </section>
+  );
+}
+
+function App() {
+  const [session, setSession] = useState<Session | null | undefined>(undefined);
+  const [loadError, setLoadError] = useState('');
+  const { path } = useLocation();
+
+  const adopt = (next: Session | null) => {
+    if (next) useCsrfToken(next.csrf_token);
+    setSession(next);
+  };
+  const refresh = async () => {
+    try {
+      const answer = await api<{ session: Session }>('GET', '/console/session');
+      adopt(answer.session);
+      setLoadError('');
+    } catch (e) {
+      if (e instanceof ApiFailure && e.status === -1) adopt(null);
+      else setLoadError(errorText(e));
+    }
+  };
+  useEffect(() => {
+    void refresh();
+    return onSignedOut(() => adopt(null));
+  }, []);
+
+  const route = routes.map((r) => ({ r, params: match(r.path, path) })).find((m) => m.params !== null);
+  useEffect(() => {
+    document.title = session ? `${route?.r.title ?? 'Not found'} · Pigeon` : 'Sign in · Pigeon';
+  }, [session, route?.r.title]);
+
+  if (session === undefined) {
+    return loadError ? (
+      <p class="notice notice-error">{loadError}</p>
+    ) : (
+      <p class="boot">Loading the console…</p>
+    );
+  }
+  if (session === null) {
+    return (
+      <SignInPage
+        onSignedIn={(next) => {
+          adopt(next);
+          if (path === '/sign-in') navigate('/', true);
+        }}
+      />
+    );
+  }
+  const state: SessionState = {
+    session,
+    refresh,
+    async switchTo(accountId) {
+      const answer = await api<{ session: Session }>('PUT', '/console/session/account', {
+        body: { account_id: accountId },
+      });
+      adopt(answer.session);
+      navigate('/');
+    },
+    async signOut() {
+      try {
+        await api('DELETE', '/console/session');
+      } finally {
+        adopt(null);
+        navigate('/', true);
+      }
+    },
+  };
+  return (
+    <SessionContext.Provider value={state}>
+      <Shell state={state}>
+        {/* A page's key is its path and account: switching accounts starts each page afresh. */}
+        <div key={`${session.account_id}:${path}`}>
+          {route ? route.r.page(route.params ?? {}) : <NotFound />}
+        </div>
+      </Shell>
+    </SessionContext.Provider>
+  );
+}
+
+render(<App />, document.getElementById('app')!);

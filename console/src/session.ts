@@ -1,0 +1,49 @@
+// The signed-in session as the page knows it (GET /console/session), shared by every page.
+import { createContext } from 'preact';
+import { useContext } from 'preact/hooks';
+
+/** GET /account's object. */
+export interface Account {
+  client_id: string;
+  email: string;
+  firstname: string;
+  lastname: string;
+  company: string;
+  credits: number;
+  unlimited: 0 | 1;
+  state: string;
+  [field: string]: unknown;
+}
+
+export interface Session {
+  csrf_token: string;
+  signed_in_account_id: number;
+  /** The account whose view is shown. */
+  account_id: number;
+  parent_id: number | null;
+  account: Account;
+  timezone: string;
+  /** Appended to marketing texts (STOP_MENTION); the send form counts it. */
+  stop_mention: string;
+  expires_at: number;
+}
+
+export interface SessionState {
+  session: Session;
+  /** Reloads the session (after a switch, a transfer that changed the balance…). */
+  refresh(): Promise<void>;
+  /** Shows a sub-account's view (its id), or the signed-in account's again (null). */
+  switchTo(accountId: number | null): Promise<void>;
+  signOut(): Promise<void>;
+}
+
+export const SessionContext = createContext<SessionState | null>(null);
+
+export function useSession(): SessionState {
+  const state = useContext(SessionContext);
+  if (!state) throw new Error('useSession outside a signed-in page');
+  return state;
+}
+
+/** Whether the view shown is a sub-account's, entered by its parent. */
+export const actingAsSubAccount = (s: Session) => s.account_id !== s.signed_in_account_id;

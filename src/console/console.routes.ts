@@ -1,0 +1,86 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import Type from 'typebox';
+import { cookieValue, sessionCookie } from '../http/cookies.ts';
+import { ok } from '../http/envelope.ts';
+import type { App } from '../http/types.ts';
+import { type ConsoleService, csrfHeaderName, sessionCookieName } from './console.service.ts';
+import type { Asset } from './console-assets.ts';
+
+const SignInBody = Type.Object({ email: Type.Unknown(), password: Type.Unknown() });
+const SwitchBody = Type.Object({ account_id: Type.Unknown() });
+
+// The page runs its own script only, talks to this origin only, and is never framed.
+const pageSecurityHeaders = {
+  'content-security-policy':
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
+    "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'same-origin',
+  'x-frame-options': 'DENY',
+};
+
+const cookieOf = (req: FastifyRequest) => cookieValue(req.headers.cookie, sessionCookieName);
+const csrfOf = (req: FastifyRequest) => {
+  const value = req.headers[csrfHeaderName];
+  return typeof value === 'string' ? value : undefined;
+};
+const setCookie = (req: FastifyRequest, reply: FastifyReply, value: string, maxAgeSeconds: number) =>
+  reply.header(
+    'set-cookie',
+    sessionCookie(sessionCookieName, value, { maxAgeSeconds, secure: req.protocol === 'https', path: '/' }),
+  );
+
+/**
+ * The console: its sign-in and session (outside the API's token authentication, which the session cookie
+ * then satisfies for every API route), and its page, which answers every /console/… path so the page's own
+ * router can show it.
+ */
+export function consoleRoutes(
+  app: App,
+  console: ConsoleService,
+  assets: Map<string, Asset> | undefined,
+): void {
+  app.post('/console/session', { schema: { body: SignInBody } }, async (req, reply) => {
+    const { cookie, maxAgeSeconds, view } = await console.signIn(req.body.email, req.body.password, req.ip);
+    setCookie(req, reply, cookie, maxAgeSeconds);
+    return ok({ session: view });
+  });
+  app.get('/console/session', async (req) => ok({ session: await console.current(cookieOf(req)) }));
+  app.put('/console/session/account', { schema: { body: SwitchBody } }, async (req) =>
+    ok({ session: await console.switchTo(cookieOf(req), csrfOf(req), req.body.account_id) }),
+  );
+  app.delete('/console/session', async (req, reply) => {
+    await console.signOut(cookieOf(req), csrfOf(req));
+    setCookie(req, reply, '', 0);
+    return ok({});
+  });
+
+  const page = (_req: FastifyRequest, reply: FastifyReply) => {
+    const index = assets?.get('index.html');
+    if (!index) {
+      return reply
+        .code(503)
+        .type('text/plain; charset=utf-8')
+        .send(
+          'The console was not built: run `npm run build` (npm start does it), then start Pigeon again.\n',
+        );
+    }
+    return reply
+      .headers(pageSecurityHeaders)
+      .header('cache-control', 'no-cache')
+      .type(index.contentType)
+      .send(index.body);
+  };
+  app.get('/console', page);
+  app.get('/console/*', (req, reply) => {
+    const path = (req.params as { '*': string })['*'];
+    if (!path.startsWith('assets/')) return page(req, reply);
+    const asset = assets?.get(path);
+    if (!asset) return reply.code(404).type('text/plain; charset=utf-8').send('no such console asset\n');
+    return reply
+      .headers(pageSecurityHeaders)
+      .header('cache-control', 'no-cache')
+      .type(asset.contentType)
+      .send(asset.body);
+  });
+}

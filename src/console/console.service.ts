@@ -1,0 +1,177 @@
+// The console's sessions: sign in with the account's e-mail and password, a cookie that authenticates the
+// same API routes a token does, a CSRF token every change must carry, and a parent's switch into one of its
+// sub-accounts' view. The console has no routes of its own beyond these: everything else it does goes
+// through the API, with the API's rules and errors.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { AuthContext } from '../shared/auth-context.ts';
+import type { Clock } from '../shared/clock.ts';
+import { ApiError, Status } from '../shared/errors.ts';
+import type { Executor } from '../store/db.ts';
+import { consoleSessionsRepo } from './console-sessions.repo.ts';
+
+export const sessionCookieName = 'pigeon_session';
+/** The header the console page sends its CSRF token in. */
+export const csrfHeaderName = 'x-csrf-token';
+
+/** What the console reads of accounts, through their service. */
+export interface ConsoleAccounts {
+  /** Checks an e-mail and password (with the brake on wrong passwords); -1 for a wrong pair or a lock. */
+  authenticate(credentials: { username: string; password: string }, clientIp: string): Promise<AuthContext>;
+  sessionContext(signedInId: number, accountId: number): Promise<AuthContext>;
+  account(auth: AuthContext): Promise<Record<string, unknown>>;
+}
+
+export interface ConsoleServiceDeps {
+  db: Executor;
+  clock: Clock;
+  accounts: ConsoleAccounts;
+  sessionHours: number;
+  timeZone: string;
+  /** The opt-out mention added to marketing texts (STOP_MENTION), for the send form's counter. */
+  stopMention: string;
+}
+
+/** What the page knows of its session: who it is, whose view it shows, and the token its changes carry. */
+export interface SessionView {
+  csrf_token: string;
+  signed_in_account_id: number;
+  /** The account whose view the session shows (the signed-in one, or a sub-account after a switch). */
+  account_id: number;
+  /** That account's parent, if it is a sub-account. */
+  parent_id: number | null;
+  account: Record<string, unknown>;
+  /** The zone the API's dates are in (TIMEZONE): the console shows dates in it. */
+  timezone: string;
+  /** STOP_MENTION: what a marketing text gets appended, which its length and cost include. */
+  stop_mention: string;
+  expires_at: number;
+}
+
+const hashOf = (cookie: string) => createHash('sha256').update(cookie).digest('hex');
+const safeMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
+const signInAgain = () => ApiError.auth('no console session, or it has expired: sign in again');
+
+function sameToken(given: string | undefined, expected: string): boolean {
+  if (given === undefined) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export type ConsoleService = ReturnType<typeof createConsoleService>;
+
+export function createConsoleService(deps: ConsoleServiceDeps) {
+  const { db, clock, accounts } = deps;
+  const ttlMs = deps.sessionHours * 3_600_000;
+
+  async function live(cookie: string | undefined) {
+    if (!cookie) throw signInAgain();
+    const session = await consoleSessionsRepo.findLive(db, hashOf(cookie), clock.now());
+    if (!session) throw signInAgain();
+    return {
+      ...session,
+      id: Number(session.id),
+      account_id: Number(session.account_id),
+      acting_account_id: Number(session.acting_account_id),
+      expires_at: Number(session.expires_at),
+    };
+  }
+
+  /** A change (any method but GET and HEAD) must carry the session's CSRF token: HTTP 403, -1 otherwise. */
+  function checkCsrf(method: string, given: string | undefined, expected: string): void {
+    if (safeMethods.has(method) || sameToken(given, expected)) return;
+    throw new ApiError(
+      Status.auth,
+      'a change made with a console session needs its CSRF token in the X-CSRF-Token header',
+      403,
+    );
+  }
+
+  async function view(session: Awaited<ReturnType<typeof live>>): Promise<SessionView> {
+    const auth = await accounts.sessionContext(session.account_id, session.acting_account_id);
+    return {
+      csrf_token: session.csrf_token,
+      signed_in_account_id: session.account_id,
+      account_id: auth.accountId,
+      parent_id: auth.parentId,
+      account: await accounts.account(auth),
+      timezone: deps.timeZone,
+      stop_mention: deps.stopMention,
+      expires_at: session.expires_at,
+    };
+  }
+
+  return {
+    /** POST /console/session: a new session for a right e-mail and password; its cookie value and view. */
+    async signIn(email: unknown, password: unknown, clientIp: string) {
+      if (
+        typeof email !== 'string' ||
+        email.trim() === '' ||
+        typeof password !== 'string' ||
+        password === ''
+      ) {
+        throw ApiError.data('email and password are required');
+      }
+      const auth = await accounts.authenticate({ username: email, password }, clientIp);
+      const cookie = randomBytes(32).toString('base64url');
+      const now = clock.now();
+      await consoleSessionsRepo.insert(db, {
+        session_hash: hashOf(cookie),
+        account_id: auth.accountId,
+        acting_account_id: auth.accountId,
+        csrf_token: randomBytes(24).toString('base64url'),
+        created_at: now,
+        expires_at: now + ttlMs,
+      });
+      return { cookie, maxAgeSeconds: Math.floor(ttlMs / 1000), view: await view(await live(cookie)) };
+    },
+
+    /** GET /console/session: the session's view, for the page that loads. */
+    async current(cookie: string | undefined): Promise<SessionView> {
+      return view(await live(cookie));
+    },
+
+    /**
+     * The caller of an API request made with a session cookie: the account its view shows. Changes need the
+     * CSRF token.
+     */
+    async authenticate(cookie: string, method: string, csrf: string | undefined): Promise<AuthContext> {
+      const session = await live(cookie);
+      checkCsrf(method, csrf, session.csrf_token);
+      return accounts.sessionContext(session.account_id, session.acting_account_id);
+    },
+
+    /** PUT /console/session/account: shows one direct sub-account's view, or (null) the signed-in one's again. */
+    async switchTo(cookie: string | undefined, csrf: string | undefined, rawAccountId: unknown) {
+      const session = await live(cookie);
+      checkCsrf('PUT', csrf, session.csrf_token);
+      const target =
+        rawAccountId === null || rawAccountId === undefined || rawAccountId === ''
+          ? session.account_id
+          : Number(rawAccountId);
+      if (!Number.isSafeInteger(target) || target <= 0) {
+        throw ApiError.data('account_id must be the id of a sub-account, or null');
+      }
+      try {
+        await accounts.sessionContext(session.account_id, target);
+      } catch (error) {
+        // A locked sub-account says so; any other account is not one of the caller's.
+        if (target === session.account_id || String((error as ApiError).details).includes('locked'))
+          throw error;
+        throw ApiError.notFound(`account "${String(rawAccountId)}" is not a sub-account of this account`);
+      }
+      await consoleSessionsRepo.setActing(db, session.id, target);
+      return view({ ...session, acting_account_id: target });
+    },
+
+    /** DELETE /console/session: signs out; the cookie no longer authenticates anything. */
+    async signOut(cookie: string | undefined, csrf: string | undefined): Promise<void> {
+      const session = await live(cookie);
+      checkCsrf('DELETE', csrf, session.csrf_token);
+      await consoleSessionsRepo.delete(db, hashOf(cookie!));
+    },
+
+    /** Removes sessions expired by `before`, at most `limit`; how many went (the prune job). */
+    pruneExpired: (before: number, limit: number) => consoleSessionsRepo.deleteExpired(db, before, limit),
+  };
+}
