@@ -1,14 +1,9 @@
 // SQL for the console's sessions. No rules here.
+import type { Insertable } from 'kysely';
 import type { Executor } from '../store/db.ts';
+import type { ConsoleSessionsTable } from '../store/schema.ts';
 
-export interface NewSession {
-  session_hash: string;
-  account_id: number;
-  acting_account_id: number;
-  csrf_token: string;
-  created_at: number;
-  expires_at: number;
-}
+export type NewSession = Insertable<ConsoleSessionsTable>;
 
 export const consoleSessionsRepo = {
   insert(db: Executor, session: NewSession) {
