@@ -104,6 +104,21 @@ describeEachDialect('console sessions', (h) => {
     expect(again.cookie).toBeUndefined();
   });
 
+  it('wrong passwords are braked: after 5 in a minute the e-mail is refused unchecked, until the minute ends', async () => {
+    const { email } = await accountWithEmail();
+    for (let i = 0; i < 5; i++) {
+      expect((await signIn(email, 'wrong')).answer.body).toMatchObject({
+        status: -1,
+        details: 'unknown e-mail or wrong password',
+      });
+    }
+    const braked = await signIn(email);
+    expect(braked.answer.body.details).toMatch(/too many wrong passwords/);
+    expect(braked.cookie).toBeUndefined();
+    h().clock.advance(60_000);
+    expect((await signIn(email)).cookie).toBeDefined();
+  });
+
   it('a token in the Authorization header wins over a session cookie on the same request', async () => {
     const a = await accountWithEmail();
     const b = await accountWithEmail();
