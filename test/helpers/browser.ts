@@ -22,11 +22,19 @@ export function ensureChromium(): void {
   if (process.getuid?.() !== 0) {
     throw new Error(`${chromiumPath} is missing: install Debian's package (apt-get install -y chromium)`);
   }
-  execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'chromium'], {
-    stdio: 'ignore',
-    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-    timeout: 600_000,
-  });
+  const apt = (args: string[]) =>
+    execFileSync('apt-get', args, {
+      stdio: 'ignore',
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+      timeout: 600_000,
+    });
+  try {
+    apt(['install', '-y', '--no-install-recommends', 'chromium']);
+  } catch {
+    // Package lists too old for the mirror's current files: read them again once.
+    apt(['update']);
+    apt(['install', '-y', '--no-install-recommends', 'chromium']);
+  }
 }
 
 /** Flags that keep Chromium off the network it cannot reach, and quiet. */
