@@ -2,40 +2,15 @@
 // carrier simulator, webhooks) on real ports and a SQLite file, the console built as `npm start` builds it,
 // and Debian's Chromium driven by playwright-core. Screenshots go to a folder of the run (CONSOLE_SCREENSHOTS
 // names another, such as docs/console).
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-// @ts-expect-error: a build script in plain JavaScript, without types.
-import { buildConsole } from '../../scripts/build-console.mjs';
 import { loadConfig } from '../../src/config.ts';
 import { createDeps, type Deps } from '../../src/deps.ts';
 import { type Running, startRuntime } from '../../src/runtime.ts';
-
-export const chromiumPath = '/usr/bin/chromium';
-
-/** Debian's Chromium, installed on first use when the test runs as root (as CI does); no download else. */
-export function ensureChromium(): void {
-  if (existsSync(chromiumPath)) return;
-  if (process.getuid?.() !== 0) {
-    throw new Error(`${chromiumPath} is missing: install Debian's package (apt-get install -y chromium)`);
-  }
-  const apt = (args: string[]) =>
-    execFileSync('apt-get', args, {
-      stdio: 'ignore',
-      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-      timeout: 600_000,
-    });
-  try {
-    apt(['install', '-y', '--no-install-recommends', 'chromium']);
-  } catch {
-    // Package lists too old for the mirror's current files: read them again once.
-    apt(['update']);
-    apt(['install', '-y', '--no-install-recommends', 'chromium']);
-  }
-}
+import { chromiumMissing, chromiumPath } from './chromium.ts';
 
 /** Flags that keep Chromium off the network it cannot reach, and quiet. */
 const chromiumArgs = [
@@ -73,8 +48,8 @@ export interface ConsoleFixture {
 let accounts = 0;
 
 export async function startConsoleFixture(env: Record<string, string> = {}): Promise<ConsoleFixture> {
-  ensureChromium();
-  await buildConsole();
+  // Chromium is installed and the console built once per run, by the global setup.
+  if (!existsSync(chromiumPath)) throw new Error(chromiumMissing);
   const dir = mkdtempSync(join(tmpdir(), 'pigeon-console-'));
   const config = loadConfig({
     DATABASE_URL: join(dir, 'pigeon.db'),

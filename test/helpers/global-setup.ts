@@ -1,6 +1,10 @@
-// Decides once whether the PostgreSQL half of the suite runs, and says so clearly when it does not.
+// Decides once whether the PostgreSQL half of the suite runs, and says so clearly when it does not; builds the
+// console as `npm start` does and makes sure Chromium is there for its end-to-end tests.
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
+// @ts-expect-error: a build script in plain JavaScript, without types.
+import { buildConsole } from '../../scripts/build-console.mjs';
+import { ensureChromium } from './chromium.ts';
 
 export const defaultPgUrl = 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -25,6 +29,8 @@ export default async function setup(project: TestProject): Promise<void> {
     console.warn('\n*** PostgreSQL half of the suite SKIPPED: PG_TEST_URL=off; only SQLite was tested.\n');
   }
   project.provide('pgUrl', available);
+  await buildConsole();
+  ensureChromium();
 }
 
 declare module 'vitest' {
