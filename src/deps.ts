@@ -292,6 +292,7 @@ export async function createDeps(
     sessionHours: config.CONSOLE_SESSION_HOURS,
     timeZone: config.TIMEZONE,
     stopMention: config.STOP_MENTION,
+    shortUrlLength: links.shortUrlLength,
   });
   const erase = createEraseService({
     db,

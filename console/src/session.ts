@@ -25,6 +25,8 @@ export interface Session {
   timezone: string;
   /** Appended to marketing texts (STOP_MENTION); the send form counts it. */
   stop_mention: string;
+  /** How many characters each `<-short->` becomes: the send form's counter prices links exactly. */
+  short_url_length: number;
   expires_at: number;
 }
 

@@ -29,6 +29,8 @@ export interface ConsoleServiceDeps {
   timeZone: string;
   /** The opt-out mention added to marketing texts (STOP_MENTION), for the send form's counter. */
   stopMention: string;
+  /** The length of every short URL a `<-short->` becomes, for the same counter. */
+  shortUrlLength: number;
 }
 
 /** What the page knows of its session: who it is, whose view it shows, and the token its changes carry. */
@@ -44,6 +46,8 @@ export interface SessionView {
   timezone: string;
   /** STOP_MENTION: what a marketing text gets appended, which its length and cost include. */
   stop_mention: string;
+  /** How many characters each `<-short->` becomes (LINK_BASE_URL, a slash and the code). */
+  short_url_length: number;
   expires_at: number;
 }
 
@@ -97,6 +101,7 @@ export function createConsoleService(deps: ConsoleServiceDeps) {
       account: await accounts.account(auth),
       timezone: deps.timeZone,
       stop_mention: deps.stopMention,
+      short_url_length: deps.shortUrlLength,
       expires_at: session.expires_at,
     };
   }

@@ -104,7 +104,8 @@ export async function startConsoleFixture(env: Record<string, string> = {}): Pro
       await page.getByLabel('E-mail').fill(email);
       await page.getByLabel('Password').fill(password);
       await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.getByRole('navigation', { name: 'Console' }).waitFor();
+      // The balance is in the top bar on every screen (on a phone the navigation is behind Menu).
+      await page.getByTestId('balance').waitFor();
     },
     async account(options = {}) {
       accounts++;

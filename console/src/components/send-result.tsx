@@ -1,0 +1,45 @@
+// A campaign result as POST /send and its simulation answer it: what it costs and where each recipient went.
+import { formatNumber } from '../format.ts';
+import { Stat } from './ui.tsx';
+
+export interface CampaignResult {
+  ticket?: string;
+  cost: number;
+  credits: number;
+  total: number;
+  sent: number;
+  blacklisted: number;
+  duplicated: number;
+  invalid: number;
+  npai: number;
+  not_allowed: number;
+}
+
+export function SendResult({ result, title }: { result: CampaignResult; title: string }) {
+  const filtered: [string, number][] = [
+    ['Blacklisted', result.blacklisted],
+    ['Duplicated', result.duplicated],
+    ['Invalid', result.invalid],
+    ['NPAI', result.npai],
+    ['Not allowed', result.not_allowed],
+  ];
+  return (
+    <section class="card send-result" aria-labelledby="send-result-title" data-testid="send-result">
+      <h2 id="send-result-title">{title}</h2>
+      <div class="grid">
+        <Stat label="Cost" value={`${formatNumber(result.cost)} credits`} />
+        <Stat label="Credits after" value={formatNumber(result.credits)} />
+        <Stat label="Recipients given" value={formatNumber(result.total)} />
+        <Stat label="Sent" value={formatNumber(result.sent)} tone={result.sent > 0 ? 'ok' : 'warn'} />
+      </div>
+      <dl class="send-filtered">
+        {filtered.map(([label, value]) => (
+          <div key={label}>
+            <dt>{label}</dt>
+            <dd>{formatNumber(value)}</dd>
+          </div>
+        ))}
+      </dl>
+    </section>
+  );
+}
