@@ -526,7 +526,11 @@ describeEachDialect(
 
     it('POST /webhook/:id/test sends a sample of its type through the same path; GET /webhook/:id/deliveries logs every attempt (JSON and XML)', async () => {
       const a = await h().account();
-      const r = await receiver((_q, i) => ({ status: i === 0 ? 500 : 200 }));
+      // The first answer's body is longer than the log keeps: its first 2 KB are kept.
+      const refusal = `{"error":"busy"}${'.'.repeat(3000)}`;
+      const r = await receiver((_q, i) =>
+        i === 0 ? { status: 500, body: refusal } : { status: 200, body: 'ok' },
+      );
       const w = await webhook(a, 'MO', r.url(), 'sig');
       const d = dispatcher();
       const test = await call(h().app, 'POST', `/webhook/${w.id}/test`, { token: a.token });
@@ -580,6 +584,17 @@ describeEachDialect(
           date: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
           next_attempt: null,
           error: null,
+          // What was exchanged, as the receiver saw it.
+          request_headers: {
+            'content-type': 'application/json',
+            'user-agent': 'Pigeon-Webhooks/1',
+            'webhook-id': r.requests[2].headers['webhook-id'],
+            'webhook-timestamp': r.requests[2].headers['webhook-timestamp'],
+            'webhook-signature': r.requests[2].headers['webhook-signature'],
+            'X-SMSFactor-Signature': 'sig',
+          },
+          request_body: r.requests[2].body,
+          response_body: 'ok',
         },
         expect.objectContaining({ delivery_id: test.body.test.delivery_id, attempt: 2, http_code: '200' }),
         expect.objectContaining({
@@ -587,6 +602,8 @@ describeEachDialect(
           attempt: 1,
           http_code: '500',
           next_attempt: log.body.deliveries[1].date,
+          request_body: r.requests[0].body,
+          response_body: refusal.slice(0, 2048),
         }),
       ]);
       const paged = await call(h().app, 'GET', `/webhook/${w.id}/deliveries`, {
@@ -665,6 +682,9 @@ describeEachDialect(
       for (const w of [literal, named, rebound]) {
         const [attempt] = await attemptsOf(w.id);
         expect(attempt.http_code).toBeNull();
+        // Nothing answered: the log has the request it would have sent and no answer.
+        expect(attempt.response_body).toBeNull();
+        expect(JSON.parse(attempt.request_body ?? '')).toEqual({ message_id: 'ssrf' });
         errors.push(attempt.error);
         expect((await deliveriesOf(w.id))[0].state).toBe('pending');
       }
@@ -675,6 +695,42 @@ describeEachDialect(
       ]);
       expect(r.connections).toBe(0);
       expect(r.requests).toHaveLength(0);
+    });
+
+    it('an attempt keeps the request and answer it logged after its event is pruned, and erasing the number removes it', async () => {
+      const a = await h().account();
+      // The answer repeats the number it was sent: erasing the number takes that answer too.
+      const r = await receiver((q) => ({
+        status: 400,
+        body: `unknown destination ${JSON.parse(q.body).destination}`,
+      }));
+      const w = await webhook(a, 'DLR', r.url());
+      const d = dispatcher();
+      await emit(a.id, 'DLR', { destination: '33655501234', status: 3 });
+      await emit(a.id, 'DLR', { destination: '33655509999', status: 3 });
+      await waitFor(async () => (await attemptsOf(w.id)).length === 2, 'the attempts');
+      await settled(d);
+      // As pruning leaves it: the attempt log outlives the events and deliveries it came from.
+      await db().deleteFrom('webhook_deliveries').where('webhook_id', '=', w.id).execute();
+      await db().deleteFrom('events').where('account_id', '=', a.id).execute();
+      const log = await call(h().app, 'GET', `/webhook/${w.id}/deliveries`, { token: a.token });
+      expect(log.body.deliveries.map((x: { request_body: string }) => JSON.parse(x.request_body))).toEqual([
+        { destination: '33655509999', status: 3 },
+        { destination: '33655501234', status: 3 },
+      ]);
+      expect(log.body.deliveries[1]).toMatchObject({
+        http_code: '400',
+        response_body: 'unknown destination 33655501234',
+      });
+
+      const erased = await call(h().app, 'POST', '/erase', {
+        token: a.token,
+        json: { erase: { number: '33655501234' } },
+      });
+      expect(erased.body.removed.webhook_attempts).toBe(1);
+      const left = await attemptsOf(w.id);
+      expect(left).toHaveLength(1);
+      expect(left[0].request_body).toContain('33655509999');
     });
 
     it('a delivery leased by a dispatcher that died is sent once its lease expires', async () => {

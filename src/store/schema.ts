@@ -289,6 +289,11 @@ export interface WebhookAttemptsTable {
   latency_ms: number;
   attempted_at: number;
   next_attempt_at: number | null;
+  /** The request's headers as a JSON object; null on attempts logged before migration 025. */
+  request_headers: string | null;
+  request_body: string | null;
+  /** The first bytes of the answer's body; null when no answer came. */
+  response_body: string | null;
 }
 
 export interface LinksTable {

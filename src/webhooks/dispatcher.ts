@@ -134,12 +134,13 @@ export function createDispatcher(deps: {
     // taken by another; it neither sends nor records it, and the delivery goes back to the queue.
     if (!deliveries.leases.holds(delivery.owner)) return undefined;
     const attemptedAt = clock.now();
-    const outcome = await sender.send(webhookRequest(delivery, attemptedAt));
+    const request = webhookRequest(delivery, attemptedAt);
+    const outcome = await sender.send(request);
     if (outcome.httpCode === null && cutting) return { kind: 'released', delivery };
     deps.metrics?.attempted(
       isSuccess(outcome.httpCode) ? 'success' : delivery.attempt >= maxAttempts ? 'failed' : 'retry',
     );
-    return { kind: 'attempted', delivery, attemptedAt, outcome };
+    return { kind: 'attempted', delivery, attemptedAt, request, outcome };
   }
 
   async function deliver(webhookId: number, s: WebhookSlot, delivery: ClaimedDelivery): Promise<void> {

@@ -20,7 +20,12 @@ export interface SendOutcome {
   refused: boolean;
   retryAfter: string | undefined;
   latencyMs: number;
+  /** The first `answerExcerptBytes` of the answer's body, for the attempt log; null when no answer came. */
+  answerExcerpt: string | null;
 }
+
+/** How much of an answer's body the attempt log keeps: enough to read a receiver's error message. */
+export const answerExcerptBytes = 2048;
 
 export interface SenderOptions {
   guard: UrlGuard;
@@ -61,6 +66,7 @@ function failure(error: unknown, options: SenderOptions, latencyMs: number): Sen
     refused: refusal !== undefined,
     retryAfter: undefined,
     latencyMs,
+    answerExcerpt: null,
   };
 }
 
@@ -121,6 +127,8 @@ export function createHttpSender(options: SenderOptions) {
     let statusCode: number | null = null;
     let retryAfter: string | undefined;
     let bodyBytes = 0;
+    const excerpt: Buffer[] = [];
+    let excerptBytes = 0;
     let tooLarge = false;
     let done = false;
     const finish = (outcome: SendOutcome) => {
@@ -130,7 +138,15 @@ export function createHttpSender(options: SenderOptions) {
       settle(outcome);
     };
     const answered = () =>
-      finish({ httpCode: statusCode, error: null, refused: false, retryAfter, latencyMs: latency() });
+      finish({
+        httpCode: statusCode,
+        error: null,
+        refused: false,
+        retryAfter,
+        latencyMs: latency(),
+        // A character cut at the end of the excerpt decodes as U+FFFD.
+        answerExcerpt: excerptBytes === 0 ? '' : Buffer.concat(excerpt).toString('utf8'),
+      });
     const failed = (error: unknown) => finish(failure(error, options, latency()));
     const entry: InFlight = {
       deadline: started + options.requestTimeoutMs,
@@ -158,6 +174,12 @@ export function createHttpSender(options: SenderOptions) {
         },
         onResponseData(controller, chunk) {
           bodyBytes += chunk.length;
+          if (excerptBytes < answerExcerptBytes) {
+            // A copy: the parser may reuse the memory a chunk points into.
+            const part = Buffer.from(chunk.subarray(0, answerExcerptBytes - excerptBytes));
+            excerpt.push(part);
+            excerptBytes += part.length;
+          }
           // Past the cap the answer is not read further: the connection is dropped, the status stands.
           if (bodyBytes > options.maxResponseBytes && !tooLarge) {
             tooLarge = true;

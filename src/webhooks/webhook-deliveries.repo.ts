@@ -63,6 +63,9 @@ const attemptColumns = [
   'latency_ms',
   'attempted_at',
   'next_attempt_at',
+  'request_headers',
+  'request_body',
+  'response_body',
 ] as const satisfies readonly (keyof NewAttempt)[];
 
 /** A slot typed as the column it stands for. */
@@ -417,6 +420,9 @@ export const webhookDeliveriesRepo = {
         'a.latency_ms',
         'a.attempted_at',
         'a.next_attempt_at',
+        'a.request_headers',
+        'a.request_body',
+        'a.response_body',
       ])
       .where('w.account_id', '=', accountId)
       .where('a.webhook_id', '=', webhookId)

@@ -5,7 +5,7 @@
 import type { Clock } from '../shared/clock.ts';
 import type { Db, DialectName } from '../store/db.ts';
 import { createLeaseHolder } from '../store/lease-holder.ts';
-import type { SendOutcome } from './http-sender.ts';
+import type { SendOutcome, WebhookRequest } from './http-sender.ts';
 import { retryAfterMs, retryDelayMs } from './retry-schedule.ts';
 import { type NewAttempt, webhookDeliveriesRepo } from './webhook-deliveries.repo.ts';
 
@@ -25,7 +25,14 @@ export interface ClaimedDelivery {
 }
 
 export type AttemptResult =
-  | { kind: 'attempted'; delivery: ClaimedDelivery; attemptedAt: number; outcome: SendOutcome }
+  | {
+      kind: 'attempted';
+      delivery: ClaimedDelivery;
+      attemptedAt: number;
+      /** What was sent, kept in the attempt log. */
+      request: WebhookRequest;
+      outcome: SendOutcome;
+    }
   /** Not attempted after all (the dispatcher stopped): back to pending, no attempt counted. */
   | { kind: 'released'; delivery: ClaimedDelivery };
 
@@ -46,6 +53,12 @@ export interface WebhookDeliveriesOptions {
 export type WebhookDeliveriesService = ReturnType<typeof createWebhookDeliveriesService>;
 
 export const isSuccess = (code: number | null) => code !== null && code >= 200 && code <= 299;
+
+/**
+ * How much of a request's body the attempt log keeps. Event bodies are far smaller; the bound is for a
+ * CLICKER's long URL or a long reply, so one attempt's row stays small.
+ */
+export const requestBodyLogChars = 8192;
 
 export function createWebhookDeliveriesService(deps: {
   db: Db;
@@ -227,6 +240,9 @@ export function createWebhookDeliveriesService(deps: {
           latency_ms: r.outcome.latencyMs,
           attempted_at: r.attemptedAt,
           next_attempt_at: next,
+          request_headers: JSON.stringify(r.request.headers),
+          request_body: r.request.body.slice(0, requestBodyLogChars),
+          response_body: r.outcome.answerExcerpt,
         });
         for (const r of attempted) {
           if (isSuccess(r.outcome.httpCode)) {

@@ -81,7 +81,8 @@ export const webhookLifecycleRepo = {
   /**
    * Erases the number: the events of the accounts whose body holds it as a value (a DLR's `destination`, an
    * MO's or STOP's `from`), the deliveries of those events and the test deliveries whose body holds it, and
-   * the attempts of those deliveries. Everything goes: what is left of a webhook's log says nothing of it.
+   * the attempts of those deliveries and any attempt whose logged request or answer holds it. Everything
+   * goes: what is left of a webhook's log says nothing of it.
    */
   async eraseNumber(
     db: Executor,
@@ -133,6 +134,16 @@ export const webhookLifecycleRepo = {
       attempts += Number(gone.numDeletedRows);
       await db.deleteFrom('events').where('id', 'in', chunk).execute();
     }
+    // An attempt keeps the body it sent and the answer's excerpt, and outlives its event and delivery when
+    // those are pruned first: one that holds the number goes too.
+    const logged = await db
+      .deleteFrom('webhook_attempts')
+      .where('webhook_id', 'in', webhooks)
+      .where((eb) =>
+        eb.or([eb('request_body', 'like', pattern), eb('response_body', 'like', `%${erasure.number}%`)]),
+      )
+      .executeTakeFirst();
+    attempts += Number(logged.numDeletedRows);
     return { events: eventIds.length, webhook_deliveries: deliveryIds.length, webhook_attempts: attempts };
   },
 };

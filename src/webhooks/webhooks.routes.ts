@@ -39,6 +39,13 @@ const Attempt = Type.Object({
   date: WallTime,
   next_attempt: Nullable({ ...WallTime }),
   error: Nullable(Type.String()),
+  request_headers: Nullable(
+    Type.Record(Type.String(), Type.String(), { description: 'the headers sent, signatures included' }),
+  ),
+  request_body: Nullable(Type.String({ description: 'the body sent (its first 8192 characters)' })),
+  response_body: Nullable(
+    Type.String({ description: "the first 2 KB of the answer's body; null when no answer came" }),
+  ),
 });
 const TestDelivery = Type.Object({
   delivery_id: Id,

@@ -218,6 +218,11 @@ export function createWebhooksService(deps: { db: Db; clock: Clock; urlGuard: Ur
           date: dates.isoInstant(a.attempted_at),
           next_attempt: a.next_attempt_at === null ? null : dates.isoInstant(a.next_attempt_at),
           error: a.error,
+          // What was exchanged; null on attempts logged before Pigeon kept it.
+          request_headers:
+            a.request_headers === null ? null : (JSON.parse(a.request_headers) as Record<string, string>),
+          request_body: a.request_body,
+          response_body: a.response_body,
         })),
         totalRecords: total,
       };
