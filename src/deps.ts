@@ -13,6 +13,7 @@ import { smscIdForms } from './delivery/receipt.ts';
 import { parseKeywords } from './delivery/reply-keywords.ts';
 import { loadRoutingTable, type RoutingTable } from './delivery/routing/connectors-file.ts';
 import { findRoute } from './delivery/routing/routes.ts';
+import { createStatisticsService, type StatisticsService } from './delivery/statistics.service.ts';
 import { createIdempotencyService, type IdempotencyService } from './idempotency/idempotency.service.ts';
 import { createEraseService, type EraseService } from './lifecycle/erase.service.ts';
 import { type PruneTask, pruneTask } from './lifecycle/prune-job.ts';
@@ -44,6 +45,8 @@ export interface Services {
   campaigns: CampaignsService;
   lists: ListsService;
   delivery: DeliveryService;
+  /** GET /statistics/daily: the account's messages per day of TIMEZONE, counted by delivery over its rows. */
+  statistics: StatisticsService;
   webhookDeliveries: WebhookDeliveriesService;
   balanceAlerts: BalanceAlertsService;
   lookup: LookupService;
@@ -203,6 +206,7 @@ export async function createDeps(
       dlrWaitMs: durationMs(config.DLR_WAIT),
     },
   });
+  const statistics = createStatisticsService({ db, clock, timezone: config.TIMEZONE });
   const idempotency = createIdempotencyService({ db, clock, logger });
   const campaigns = createCampaignsService({
     db,
@@ -329,6 +333,7 @@ export async function createDeps(
       campaigns,
       lists,
       delivery,
+      statistics,
       webhookDeliveries,
       balanceAlerts,
       lookup,

@@ -14,6 +14,7 @@ import { sessionCookieName } from './console/console.service.ts';
 import { loadConsoleAssets } from './console/console-assets.ts';
 import { connectorsOf, connectorUsage, publishConnectorStatus } from './delivery/connector-status.ts';
 import { createDeliveryWorker } from './delivery/delivery-worker.ts';
+import { statisticsRoutes } from './delivery/statistics.routes.ts';
 import { createTransport } from './delivery/transports.ts';
 import type { Deps } from './deps.ts';
 import { buildApp } from './http/app.ts';
@@ -75,6 +76,7 @@ export function buildApi(
       (api) => retentionRoutes(api, services.retention),
       (api) => consumptionRoutes(api, services.consumption),
       (api) => eraseRoutes(api, services.erase),
+      (api) => statisticsRoutes(api, services.statistics),
     ],
   });
 }

@@ -80,6 +80,31 @@ export interface MessagesQuery {
   sort?: string;
 }
 
+export interface CampaignMessagesQuery {
+  start?: string;
+  length?: string;
+  status?: string;
+}
+
+/** What GET /campaign/:ticket/messages answers for each message. */
+export interface CampaignMessageView {
+  id: string;
+  destination: string;
+  gsmsmsid: string;
+  /** The DLR code it reports. */
+  status: number;
+  /** When it was due to go: the campaign's date, later for a retry or a marketing message held to the window. */
+  date: string;
+  /** When the SMSC accepted it; null for a message not sent (yet). */
+  sent_date: string | null;
+  /** When it reached its final outcome; null before. */
+  delivery_date: string | null;
+  /** Clicks counted on its short links. */
+  clicks: number;
+}
+
+export type ClickBucket = 'hour' | 'day';
+
 export interface RepliesQuery {
   start?: string;
   length?: string;
@@ -109,6 +134,10 @@ const maxHistoryDays = 31;
 const maxHistoryMs = maxHistoryDays * 24 * 3_600_000;
 /** Messages a `country` filter on a calling code several countries share reads, at most, to tell them apart. */
 const maxCountryScan = 10_000;
+
+/** The most messages one page of GET /campaign/:ticket/messages answers. */
+const maxCampaignMessagesPage = 500;
+const clickBuckets: readonly ClickBucket[] = ['hour', 'day'];
 
 const campaignSorts = ['id', 'date', 'text', 'cost', 'status'] as const;
 const messageSorts = ['id', 'date', 'destination', 'status'] as const;
@@ -272,8 +301,10 @@ export function createCampaignReads(deps: {
     | 'messagesByIds'
     | 'countReplyHistory'
     | 'replyHistoryPage'
+    | 'campaignMessagesPage'
+    | 'campaignMessageTotals'
   >;
-  links: Pick<LinksService, 'clickCounts'>;
+  links: Pick<LinksService, 'clickCounts' | 'messageClicks' | 'clicksOverTime'>;
 }) {
   const { db, clock, config, delivery, links } = deps;
 
@@ -501,6 +532,63 @@ export function createCampaignReads(deps: {
         campaignsRepo.page(db, accountId, filter, sort, page),
       ]);
       return { campaigns: await views(accountId, rows), totalRecords, totalDisplayRecords };
+    },
+
+    /**
+     * GET /campaign/:ticket/messages: the campaign's messages in send order, a page at a time (at most
+     * `maxCampaignMessagesPage`), each with the DLR code it reports and the clicks on its links; only those
+     * reporting `status` when given. `totalRecords` counts the campaign's messages, `totalDisplayRecords`
+     * those of that status.
+     */
+    async campaignMessages(auth: AuthContext, ticket: string, query: CampaignMessagesQuery) {
+      const start = parsePage({ start: query.start }).start;
+      const length = absent(query.length)
+        ? parsePage({}).length
+        : wholeNumberIn('length', query.length.trim(), { min: 1, max: maxCampaignMessagesPage });
+      const status = parseStatus(query.status);
+      const campaign = await ownCampaign(auth, ticket);
+      const accountId = auth.accountId;
+      const id = Number(campaign.id);
+      const [rows, totals] = await Promise.all([
+        delivery.campaignMessagesPage(accountId, id, status, { start, length }),
+        delivery.campaignMessageTotals(accountId, id, status),
+      ]);
+      const clicks = await links.messageClicks(
+        accountId,
+        id,
+        rows.map((m) => m.seq),
+      );
+      const messages: CampaignMessageView[] = rows.map((m) => ({
+        id: idOut(m.id),
+        destination: m.recipient,
+        gsmsmsid: m.gsmsmsid ?? '',
+        status: m.status,
+        date: wallTime(m.dueAt),
+        sent_date: m.sentAt === null ? null : wallTime(m.sentAt),
+        delivery_date: m.finalAt === null ? null : wallTime(m.finalAt),
+        clicks: clicks.get(m.seq) ?? 0,
+      }));
+      return { messages, totalRecords: totals.total, totalDisplayRecords: totals.matching };
+    },
+
+    /**
+     * GET /campaign/:ticket/clicks: clicks on the campaign's short links per hour (default) or day of TIMEZONE,
+     * oldest first, only the buckets with clicks, each with the distinct recipients who clicked in it. From
+     * the stored clicks: those older than PRUNE_CLICKS_AFTER are gone from it (still in the campaign's `clicks`).
+     */
+    async campaignClicks(auth: AuthContext, ticket: string, query: { bucket?: string }) {
+      const raw = absent(query.bucket) ? 'hour' : query.bucket.trim().toLowerCase();
+      if (!clickBuckets.includes(raw as ClickBucket)) {
+        throw ApiError.data(`bucket "${query.bucket}" must be one of ${clickBuckets.join(', ')}`);
+      }
+      const campaign = await ownCampaign(auth, ticket);
+      const clicks = await links.clicksOverTime(
+        auth.accountId,
+        Number(campaign.id),
+        config.TIMEZONE,
+        raw as ClickBucket,
+      );
+      return { clicks };
     },
 
     /** GET /campaign/:ticket/mo: the replies the campaign drew, oldest first. */

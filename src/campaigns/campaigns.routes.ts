@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { ok } from '../http/envelope.ts';
-import { answer, Id, pageTotals, WallTime } from '../http/response-schemas.ts';
+import { answer, Id, Nullable, pageTotals, WallTime } from '../http/response-schemas.ts';
 import { type App, caller } from '../http/types.ts';
 import { PageQuery } from '../shared/paging.ts';
 import type { CampaignsService } from './campaigns.service.ts';
@@ -137,6 +137,33 @@ const HistoryMessage = Type.Object({
 
 const paged = { params: TicketParams, querystring: PageQuery };
 
+const CampaignMessagesQuery = Type.Object({
+  start: text,
+  length: Type.Optional(Type.String({ description: 'messages per page: 1 to 500 (100 when absent)' })),
+  status: Type.Optional(Type.String({ description: 'only the messages reporting this DLR code' })),
+});
+const CampaignMessage = Type.Object({
+  id: Id,
+  destination: Type.String(),
+  gsmsmsid: Type.String({ description: 'empty when the send gave none' }),
+  status: Type.Integer({ description: 'DLR status code' }),
+  date: { ...WallTime, description: 'when it was due to go: the campaign date, later for a retry' },
+  sent_date: Nullable({ ...WallTime, description: 'when the SMSC accepted it; null when not sent (yet)' }),
+  delivery_date: Nullable({ ...WallTime, description: 'when it reached its final status; null before' }),
+  clicks: Type.Integer({ description: 'clicks counted on its short links' }),
+});
+const ClicksQuery = Type.Object({
+  bucket: Type.Optional(Type.String({ description: 'hour (default) or day' })),
+});
+const ClicksBucket = Type.Object({
+  date: {
+    ...WallTime,
+    description: 'the start of the hour or day, `Y-m-d H:i:s` in the configured time zone',
+  },
+  clicks: Type.Integer({ description: 'clicks in it' }),
+  unique: Type.Integer({ description: 'distinct recipients (messages) who clicked in it' }),
+});
+
 export function campaignsRoutes(app: App, campaigns: CampaignsService): void {
   app.delete(
     '/send/:ticket',
@@ -158,6 +185,28 @@ export function campaignsRoutes(app: App, campaigns: CampaignsService): void {
       },
     },
     async (req) => ok(await campaigns.campaigns(caller(req), req.query)),
+  );
+  app.get(
+    '/campaign/:ticket/messages',
+    {
+      schema: {
+        params: TicketParams,
+        querystring: CampaignMessagesQuery,
+        response: answer({ messages: Type.Array(CampaignMessage), ...pageTotals }),
+      },
+    },
+    async (req) => ok(await campaigns.campaignMessages(caller(req), req.params.ticket, req.query)),
+  );
+  app.get(
+    '/campaign/:ticket/clicks',
+    {
+      schema: {
+        params: TicketParams,
+        querystring: ClicksQuery,
+        response: answer({ clicks: Type.Array(ClicksBucket) }),
+      },
+    },
+    async (req) => ok(await campaigns.campaignClicks(caller(req), req.params.ticket, req.query)),
   );
   app.get(
     '/campaign/:ticket/mo',

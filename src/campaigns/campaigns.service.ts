@@ -105,7 +105,7 @@ export function createCampaignsService(deps: {
     | 'DAILY_MESSAGE_LIMIT'
   >;
   accounts: Pick<AccountsService, 'debit' | 'credits' | 'refund'>;
-  links: Pick<LinksService, 'allocate' | 'store' | 'clickCounts' | 'purgeCampaign'>;
+  links: Pick<LinksService, 'allocate' | 'store' | 'purgeCampaign'> & CampaignReadsDeps['links'];
   delivery: Pick<
     DeliveryService,
     | 'enqueue'

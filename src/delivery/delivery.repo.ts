@@ -213,6 +213,36 @@ export const deliveryRepo = {
       .execute();
   },
 
+  /**
+   * A page (offset paging) of the campaign's messages in seq order, through its unique key `(campaign_id,
+   * seq)`; only those reporting the DLR code `status` when given (see `reportedStatus`).
+   */
+  campaignMessagesPage(
+    db: Executor,
+    accountId: number,
+    campaignId: number,
+    status: number | undefined,
+    page: Page,
+  ) {
+    let query = db
+      .selectFrom('messages')
+      .select([
+        'id',
+        'seq',
+        'recipient',
+        'gsmsmsid',
+        'state',
+        'dlr_status',
+        'due_at',
+        'updated_at',
+        'sent_at',
+      ])
+      .where('campaign_id', '=', campaignId)
+      .where('account_id', '=', accountId);
+    if (status !== undefined) query = query.where(reportedStatusSql, '=', status);
+    return query.orderBy('seq').limit(page.length).offset(page.start).execute();
+  },
+
   /** Recipients of the campaign's messages whose receipt status is `dlrStatus`, after `afterSeq` (keyset). */
   withStatusAfter(
     db: Executor,

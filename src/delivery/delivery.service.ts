@@ -584,6 +584,45 @@ export function createDeliveryService(deps: {
       return deliveryRepo.stateCounts(db, accountId, campaignIds);
     },
 
+    /**
+     * A page of the campaign's messages in send (seq) order, each with the DLR code it reports; only those
+     * reporting `status` when given.
+     */
+    async campaignMessagesPage(
+      accountId: number,
+      campaignId: number,
+      status: number | undefined,
+      page: Page,
+    ): Promise<CampaignMessageState[]> {
+      const rows = await deliveryRepo.campaignMessagesPage(db, accountId, campaignId, status, page);
+      return rows.map((row) => ({
+        id: Number(row.id),
+        seq: Number(row.seq),
+        recipient: row.recipient,
+        gsmsmsid: row.gsmsmsid,
+        status: reportedStatus(row.state, row.dlr_status === null ? null : Number(row.dlr_status)),
+        dueAt: Number(row.due_at),
+        sentAt: row.sent_at === null ? null : Number(row.sent_at),
+        finalAt: historyFinalStates.has(row.state) ? Number(row.updated_at) : null,
+      }));
+    },
+
+    /**
+     * How many messages the campaign has, and how many of them report `status` (all when not given): one
+     * grouped read of the campaign's rows, as its counters take.
+     */
+    async campaignMessageTotals(accountId: number, campaignId: number, status: number | undefined) {
+      let total = 0;
+      let matching = 0;
+      for (const row of await deliveryRepo.stateCounts(db, accountId, [campaignId])) {
+        const n = Number(row.n);
+        total += n;
+        const reported = reportedStatus(row.state, row.dlr_status === null ? null : Number(row.dlr_status));
+        if (status === undefined || reported === status) matching += n;
+      }
+      return { total, matching };
+    },
+
     /** A page of the campaign's messages whose receipt said the number does not exist, in seq order. */
     npaiPage(accountId: number, campaignId: number, page: Page) {
       return deliveryRepo.withStatusPage(db, accountId, campaignId, DlrStatus.invalidDestination, page);
@@ -899,6 +938,22 @@ export interface HistoryMessage {
 }
 
 const historyFinalStates = new Set(['delivered', 'failed', 'expired']);
+
+/** A message of a campaign as GET /campaign/:ticket/messages reads it. */
+export interface CampaignMessageState {
+  id: number;
+  /** Its position in the campaign: its links point at it. */
+  seq: number;
+  recipient: string;
+  gsmsmsid: string | null;
+  /** The DLR code it reports: its receipt's, 0 if cancelled, else 1 (no receipt yet). */
+  status: number;
+  dueAt: number;
+  /** When the SMSC accepted it; null for a message never sent. */
+  sentAt: number | null;
+  /** When it reached its final outcome (delivered, failed, expired); null before. */
+  finalAt: number | null;
+}
 
 function historyMessage(row: Awaited<ReturnType<typeof deliveryRepo.messagesByIds>>[number]): HistoryMessage {
   return {

@@ -25,6 +25,7 @@ import * as connectorStatus from './migrations/022-connector-status.ts';
 import * as replyKeywords from './migrations/023-reply-keywords.ts';
 import * as consoleSessions from './migrations/024-console-sessions.ts';
 import * as webhookAttemptExchange from './migrations/025-webhook-attempt-exchange.ts';
+import * as campaignClicks from './migrations/026-campaign-clicks.ts';
 
 /** Migrations in order; each is told the dialect so column types can differ where they must. */
 export const migrations = {
@@ -53,6 +54,7 @@ export const migrations = {
   '023-reply-keywords': replyKeywords,
   '024-console-sessions': consoleSessions,
   '025-webhook-attempt-exchange': webhookAttemptExchange,
+  '026-campaign-clicks': campaignClicks,
 };
 
 /** Applies every pending migration. Safe to run from several processes at once (Kysely takes a lock). */
