@@ -4,7 +4,7 @@ import 'uplot/dist/uPlot.min.css';
 import './style.css';
 import type { ComponentChildren } from 'preact';
 import { render } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiFailure, api, errorText, onSignedOut, useCsrfToken } from './api.ts';
 import { formatNumber } from './format.ts';
 import { AlertPage } from './pages/alert.tsx';
@@ -60,7 +60,12 @@ function Shell({ state, children }: { state: SessionState; children: ComponentCh
   const account = session.account;
   const name = [account.firstname, account.lastname].filter(Boolean).join(' ') || account.email;
   const sub = actingAsSubAccount(session);
-  useEffect(() => setMenuOpen(false), [path]);
+  // Each page opened reads the session again: the balance in the top bar follows sends and transfers.
+  const firstPath = useRef(path);
+  useEffect(() => {
+    setMenuOpen(false);
+    if (path !== firstPath.current) void state.refresh();
+  }, [path]);
   return (
     <div class="shell">
       <a class="skip" href="#main">

@@ -3,6 +3,7 @@
 // and Debian's Chromium driven by playwright-core. Screenshots go to a folder of the run (CONSOLE_SCREENSHOTS
 // names another, such as docs/console).
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -47,15 +48,29 @@ export interface ConsoleFixture {
 
 let accounts = 0;
 
+/** A port free on loopback now (the OS's pick, released at once). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
 export async function startConsoleFixture(env: Record<string, string> = {}): Promise<ConsoleFixture> {
   // Chromium is installed and the console built once per run, by the global setup.
   if (!existsSync(chromiumPath)) throw new Error(chromiumMissing);
   const dir = mkdtempSync(join(tmpdir(), 'pigeon-console-'));
+  // The link server's port is chosen first, so the short URLs in messages point at it.
+  const linkPort = await freePort();
   const config = loadConfig({
     DATABASE_URL: join(dir, 'pigeon.db'),
     PORT: '0',
     HOST: '127.0.0.1',
-    LINK_PORT: '0',
+    LINK_PORT: String(linkPort),
     LINK_HOST: '127.0.0.1',
     LOG_LEVEL: 'silent',
     ROLE: 'all',

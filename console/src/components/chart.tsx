@@ -37,13 +37,24 @@ export function TimeChart({ x, series, title, height = 220, timeZone }: ChartPro
       legend: { show: true },
       cursor: { drag: { x: false, y: false } },
       scales: {
-        x: { time: true },
+        // Half a step of room on each side, so the first and last bars are whole and a lone point shows.
+        x: {
+          time: true,
+          range: (_u, min, max) => {
+            const stepS = x.length > 1 ? (x[x.length - 1] - x[0]) / (x.length - 1) / 1000 : 3600;
+            return [min - stepS / 2, max + stepS / 2];
+          },
+        },
         y: { range: percent ? [0, 1] : (_u, _min, max) => [0, Math.max(1, max)] },
       },
       axes: [
         {},
         {
           values: (_u, ticks) => ticks.map((t) => (percent ? `${Math.round(t * 100)} %` : String(t))),
+          // Counts are whole: no tick between two integers.
+          ...(percent
+            ? {}
+            : { incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 100_000] }),
           size: 56,
         },
       ],
@@ -55,6 +66,8 @@ export function TimeChart({ x, series, title, height = 220, timeZone }: ChartPro
           fill: s.bars ? `${s.color}99` : undefined,
           width: s.bars ? 0 : 2,
           paths: s.bars ? uPlot.paths.bars?.({ size: [0.7, 40] }) : undefined,
+          // Points on lines: a day alone between gaps is still seen.
+          points: s.bars ? { show: false } : { show: true, size: 6 },
           value: (_u: uPlot, v: number | null) =>
             v === null ? '—' : s.percent ? `${(v * 100).toFixed(1)} %` : String(v),
         })),
