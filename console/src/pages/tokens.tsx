@@ -1,4 +1,222 @@
-// Placeholder until this page is written (issue 11, in progress).
+// API tokens: the account's tokens (GET /token, never their secrets), a new one (POST /token) whose secret is
+// shown this once, and revoking one (DELETE /token/:id) after a confirmation.
+import './account.css';
+import { useState } from 'preact/hooks';
+import { api } from '../api.ts';
+import { ConfirmButton, errorFor, formLevelError, SecretOnce } from '../components/account-parts.tsx';
+import { ErrorNotice, Loading, Notice, PageTitle, TextField, useAction, useLoad } from '../components/ui.tsx';
+import { formatDate, formatNumber } from '../format.ts';
+import { useSession } from '../session.ts';
+
+interface Token {
+  api_token_id: string;
+  name: string;
+  created_at: string;
+  expired_at: string | null;
+  ttl: number | null;
+  is_active: 0 | 1;
+  allowed_ips: string[];
+  last_used_at: string | null;
+}
+
+interface Created {
+  token: string;
+  token_id: string;
+  name: string;
+}
+
+/** A duration in seconds as people say it: "90 days", "12 hours". */
+function duration(seconds: number): string {
+  const units: [number, string][] = [
+    [86_400, 'day'],
+    [3_600, 'hour'],
+    [60, 'minute'],
+  ];
+  for (const [size, unit] of units) {
+    if (seconds >= size && seconds % size === 0) {
+      const n = seconds / size;
+      return `${formatNumber(n)} ${unit}${n === 1 ? '' : 's'}`;
+    }
+  }
+  return `${formatNumber(seconds)} seconds`;
+}
+
 export function TokensPage() {
-  return <h1>TokensPage</h1>;
+  const { session } = useSession();
+  const tokens = useLoad(() => api<{ tokens: Token[] }>('GET', '/token').then((a) => a.tokens), []);
+  const [name, setName] = useState('');
+  const [ttl, setTtl] = useState('');
+  const [ips, setIps] = useState('');
+  const [invalid, setInvalid] = useState<{ name?: string; ttl?: string }>({});
+  const [created, setCreated] = useState<Created | null>(null);
+  const [notice, setNotice] = useState('');
+
+  const create = useAction(async () => {
+    const allowed = ips
+      .split(/[\s,]+/)
+      .map((ip) => ip.trim())
+      .filter(Boolean);
+    const answer = await api<{ token: string; token_id: string }>('POST', '/token', {
+      body: {
+        token: {
+          name: name.trim(),
+          ...(ttl.trim() ? { ttl: Number(ttl.trim()) } : {}),
+          ...(allowed.length > 0 ? { allowed_ips: allowed } : {}),
+        },
+      },
+    });
+    setCreated({ token: answer.token, token_id: answer.token_id, name: name.trim() });
+    setName('');
+    setTtl('');
+    setIps('');
+    await tokens.reload();
+  });
+  const revoke = useAction(async (token: Token) => {
+    await api('DELETE', `/token/${token.api_token_id}`);
+    if (created?.token_id === token.api_token_id) setCreated(null);
+    setNotice(`Token “${token.name}” revoked: it no longer opens the API.`);
+    await tokens.reload();
+  });
+
+  const fields = ['name', 'ttl', 'allowed_ips'];
+  const fieldError = (field: string) => errorFor(create.error, fields, field);
+  const formError = formLevelError(create.error, fields);
+
+  return (
+    <section>
+      <PageTitle>API tokens</PageTitle>
+      <p class="account-intro">
+        A token lets a program use Pigeon's API as this account: send it as{' '}
+        <code>Authorization: Bearer &lt;token&gt;</code>. Revoke a token you no longer use.
+      </p>
+      {notice && <Notice kind="success">{notice}</Notice>}
+      {created && (
+        <SecretOnce label={`Token “${created.name}”`} value={created.token}>
+          <button type="button" class="secondary" onClick={() => setCreated(null)}>
+            I have copied it
+          </button>
+        </SecretOnce>
+      )}
+      <ErrorNotice error={revoke.error} />
+
+      {tokens.error ? (
+        <ErrorNotice error={tokens.error} />
+      ) : !tokens.data ? (
+        <Loading what="Loading your tokens" />
+      ) : tokens.data.length === 0 ? (
+        <p class="empty">No tokens: create one below.</p>
+      ) : (
+        <div class="table-wrap">
+          <table class="account-table">
+            <caption class="account-hidden">Your API tokens</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Created</th>
+                <th scope="col">Expires</th>
+                <th scope="col">Last used</th>
+                <th scope="col">Allowed IPs</th>
+                <th scope="col">Active</th>
+                <th scope="col">
+                  <span class="account-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {tokens.data.map((t) => (
+                <tr key={t.api_token_id}>
+                  <td data-label="Name">
+                    <strong>{t.name}</strong>
+                  </td>
+                  <td data-label="Created">{formatDate(t.created_at, session.timezone)}</td>
+                  <td data-label="Expires">
+                    {t.expired_at ? (
+                      <>
+                        {formatDate(t.expired_at, session.timezone)}
+                        {t.ttl !== null && <span class="hint"> after {duration(t.ttl)}</span>}
+                      </>
+                    ) : (
+                      'never'
+                    )}
+                  </td>
+                  <td data-label="Last used">
+                    {t.last_used_at ? formatDate(t.last_used_at, session.timezone) : 'never'}
+                  </td>
+                  <td data-label="Allowed IPs">
+                    {t.allowed_ips.length === 0 ? (
+                      'any'
+                    ) : (
+                      <span class="mono">{t.allowed_ips.join(', ')}</span>
+                    )}
+                  </td>
+                  <td data-label="Active">
+                    <span class={`state state-${t.is_active ? 'live' : 'expired'}`}>
+                      {t.is_active ? 'active' : 'expired'}
+                    </span>
+                  </td>
+                  <td class="account-row-actions">
+                    <ConfirmButton
+                      label="Revoke"
+                      ariaLabel={`Revoke ${t.name}`}
+                      question={<>Revoke “{t.name}”? Programs using it will be refused.</>}
+                      confirmLabel="Yes, revoke"
+                      pending={revoke.pending}
+                      onConfirm={() => revoke.act(t)}
+                    />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+
+      <form
+        class="card account-form"
+        noValidate
+        onSubmit={(e) => {
+          e.preventDefault();
+          setNotice('');
+          const next = {
+            name:
+              name.trim() === '' ? 'Give the token a name, such as the program that will use it.' : undefined,
+            ttl:
+              ttl.trim() !== '' && !/^\d+$/.test(ttl.trim())
+                ? 'Enter a whole number of seconds, or leave it empty for a token that does not expire.'
+                : undefined,
+          };
+          setInvalid(next);
+          if (!next.name && !next.ttl) void create.act();
+        }}
+      >
+        <h2>New token</h2>
+        <ErrorNotice error={formError} />
+        <TextField
+          label="Name"
+          value={name}
+          onValue={setName}
+          maxLength={255}
+          error={invalid.name ?? fieldError('name')}
+        />
+        <TextField
+          label="Lifetime in seconds (optional)"
+          inputMode="numeric"
+          value={ttl}
+          onValue={setTtl}
+          hint="Empty: the token does not expire. 86400 is a day, 7776000 ninety days."
+          error={invalid.ttl ?? fieldError('ttl')}
+        />
+        <TextField
+          label="Allowed IP addresses (optional)"
+          value={ips}
+          onValue={setIps}
+          hint="IP addresses or CIDR blocks, separated by commas or spaces. Empty: any address."
+          error={fieldError('allowed_ips')}
+        />
+        <button type="submit" disabled={create.pending}>
+          {create.pending ? 'Creating…' : 'Create token'}
+        </button>
+      </form>
+    </section>
+  );
 }
