@@ -72,7 +72,7 @@ const Account = Type.Object({
   description: Type.String(),
   senderid: Nullable(Type.String()),
   status: Type.Integer(),
-  state: Type.String({ description: '"locked" or "unlocked"' }),
+  state: Type.String({ enum: ['active', 'locked'], description: '"locked" while its parent has locked it' }),
   sender: Type.String(),
 });
 const TokenInfo = Type.Object({
