@@ -78,6 +78,20 @@ until answer="$(node -e "$probe" "$api_port" 2>/dev/null)"; do
 done
 echo "check-production-install: the API answers ($answer)"
 
+# The console was built by npm start with the production dependencies only: its page and script are served.
+console_probe='
+const base = `http://127.0.0.1:${process.argv[1]}`;
+(async () => {
+  const page = await fetch(base + "/console");
+  const html = await page.text();
+  if (page.status !== 200 || !html.includes("/console/assets/app.js")) throw new Error("no console page");
+  const script = await fetch(base + "/console/assets/app.js");
+  if (script.status !== 200 || (await script.text()).length < 1000) throw new Error("no console script");
+})().catch((e) => { console.error(e.message); process.exit(1); });
+'
+node -e "$console_probe" "$api_port" || fail "the console is not served at /console"
+echo "check-production-install: the console is served at /console"
+
 kill -TERM "$server_pid"
 set +e
 wait "$server_pid"
