@@ -127,3 +127,20 @@ describeEachDialect('console sessions', (h) => {
     expect(answer.body.account.email).toBe(b.email);
   });
 });
+
+describeEachDialect(
+  'console sessions behind a TLS proxy',
+  (h) => {
+    it('the cookie is Secure when the request came over HTTPS through a trusted proxy, and not otherwise', async () => {
+      const email = `tls${Math.random().toString(36).slice(2)}@example.com`;
+      await h().deps.services.accounts.createAccount({ email, password, credits: 1 });
+      const signIn = (headers: Record<string, string>) =>
+        call(h().app, 'POST', '/console/session', { json: { email, password }, headers });
+      const overTls = await signIn({ 'x-forwarded-proto': 'https' });
+      expect(String(overTls.headers['set-cookie'])).toMatch(/; Secure$/);
+      const plain = await signIn({});
+      expect(String(plain.headers['set-cookie'])).not.toContain('Secure');
+    });
+  },
+  { TRUST_PROXY: 'true' },
+);
