@@ -49,6 +49,31 @@ describe('console sessions', () => {
     await context.close();
   });
 
+  it('works from the keyboard alone: sign in, move through the menu, open a page', async () => {
+    const { email, password } = await f.account();
+    const context = await f.context();
+    const page = await context.newPage();
+    await page.goto('/console');
+    await page.getByLabel('E-mail').focus();
+    await page.keyboard.type(email);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(password);
+    await page.keyboard.press('Enter');
+    await page.getByTestId('balance').waitFor();
+    // The first Tab reaches the skip link, which takes the focus to the page itself.
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to the page');
+    // Tabbing on reaches the menu's links; Enter on one opens its page.
+    for (let i = 0; i < 30; i++) {
+      await page.keyboard.press('Tab');
+      if ((await page.evaluate(() => document.activeElement?.textContent)) === 'Tokens') break;
+    }
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/\/console\/tokens$/);
+    await page.getByRole('heading', { name: 'API tokens' }).waitFor();
+    await context.close();
+  });
+
   it('a change made with the session cookie but without its CSRF token is refused, and nothing changes', async () => {
     const { email, password } = await f.account();
     const context = await f.context();
