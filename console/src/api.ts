@@ -1,6 +1,8 @@
 // The console is a client of Pigeon's own API: every call goes to the same routes a token would use, signed
-// in by the session cookie, with the session's CSRF token on every change. Errors come back in the API's
-// envelope (status, message, details) and are thrown as ApiFailure for the page to show.
+// in by the session cookie, with the session's CSRF token on every call, reads included (the API refuses a
+// session's request without it: some GET routes change things). So the page loads nothing from the API by
+// plain navigation (a link, an <img>, an EventSource): everything goes through `api`. Errors come back in
+// the API's envelope (status, message, details) and are thrown as ApiFailure for the page to show.
 
 export class ApiFailure extends Error {
   constructor(
@@ -14,7 +16,7 @@ export class ApiFailure extends Error {
 }
 
 let csrfToken = '';
-/** Called once the session is known: every change carries this token. */
+/** Called once the session is known: every call carries this token. */
 export function useCsrfToken(token: string): void {
   csrfToken = token;
 }
@@ -44,7 +46,7 @@ export async function api<T = Record<string, unknown>>(
   options: { query?: Query; body?: unknown } = {},
 ): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
-  if (method !== 'GET') headers['x-csrf-token'] = csrfToken;
+  if (csrfToken) headers['x-csrf-token'] = csrfToken;
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   let response: Response;
   try {

@@ -41,7 +41,13 @@ export function consoleRoutes(
   assets: Map<string, Asset> | undefined,
 ): void {
   app.post('/console/session', { schema: { body: SignInBody } }, async (req, reply) => {
-    const { cookie, maxAgeSeconds, view } = await console.signIn(req.body.email, req.body.password, req.ip);
+    // A wrong pair counts toward the same brake per client IP as a wrong token (RATE_LIMIT_AUTH_FAILURES).
+    const { cookie, maxAgeSeconds, view } = await console.signIn(
+      req.body.email,
+      req.body.password,
+      req.ip,
+      (check) => app.rateLimits.authenticate(req, true, check),
+    );
     setCookie(req, reply, cookie, maxAgeSeconds);
     return ok({ session: view });
   });

@@ -1,7 +1,7 @@
 // The console's sessions: sign in with the account's e-mail and password, a cookie that authenticates the
-// same API routes a token does, a CSRF token every change must carry, and a parent's switch into one of its
-// sub-accounts' view. The console has no routes of its own beyond these: everything else it does goes
-// through the API, with the API's rules and errors.
+// same API routes a token does, a CSRF token every request made with it must carry (reads too), and a
+// parent's switch into one of its sub-accounts' view. The console has no routes of its own beyond these:
+// everything else it does goes through the API, with the API's rules and errors.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { AuthContext } from '../shared/auth-context.ts';
 import type { Clock } from '../shared/clock.ts';
@@ -52,7 +52,6 @@ export interface SessionView {
 }
 
 const hashOf = (cookie: string) => createHash('sha256').update(cookie).digest('hex');
-const safeMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
 const signInAgain = () => ApiError.auth('no console session, or it has expired: sign in again');
 
 function sameToken(given: string | undefined, expected: string): boolean {
@@ -61,6 +60,9 @@ function sameToken(given: string | undefined, expected: string): boolean {
   const b = Buffer.from(expected);
   return a.length === b.length && timingSafeEqual(a, b);
 }
+
+/** Runs a sign-in's password check within the HTTP layer's limits: refuses, or counts a failure, per client. */
+export type SignInBrake = (check: () => Promise<AuthContext>) => Promise<AuthContext>;
 
 export type ConsoleService = ReturnType<typeof createConsoleService>;
 
@@ -81,12 +83,16 @@ export function createConsoleService(deps: ConsoleServiceDeps) {
     };
   }
 
-  /** A change (any method but GET and HEAD) must carry the session's CSRF token: HTTP 403, -1 otherwise. */
+  /**
+   * Every request made with the session carries its CSRF token, whatever its method: HTTP 403, -1 otherwise.
+   * Reads are no exception, because some of the API's GET routes change things (GET /send sends and spends
+   * credits, GET /account/:id/lock locks an account), and the console loads nothing by plain navigation.
+   */
   function checkCsrf(method: string, given: string | undefined, expected: string): void {
-    if (safeMethods.has(method) || sameToken(given, expected)) return;
+    if (sameToken(given, expected)) return;
     throw new ApiError(
       Status.auth,
-      'a change made with a console session needs its CSRF token in the X-CSRF-Token header',
+      `${method} with a console session needs its CSRF token in the X-CSRF-Token header`,
       403,
     );
   }
@@ -107,8 +113,17 @@ export function createConsoleService(deps: ConsoleServiceDeps) {
   }
 
   return {
-    /** POST /console/session: a new session for a right e-mail and password; its cookie value and view. */
-    async signIn(email: unknown, password: unknown, clientIp: string) {
+    /**
+     * POST /console/session: a new session for a right e-mail and password; its cookie value and view. The
+     * password check runs inside `brake`: the API's brake on failed sign-ins per client IP (rate-limits.ts),
+     * which counts a wrong pair as a failure and refuses a braked address before checking anything.
+     */
+    async signIn(
+      email: unknown,
+      password: unknown,
+      clientIp: string,
+      brake: SignInBrake = (check) => check(),
+    ) {
       if (
         typeof email !== 'string' ||
         email.trim() === '' ||
@@ -117,13 +132,15 @@ export function createConsoleService(deps: ConsoleServiceDeps) {
       ) {
         throw ApiError.data('email and password are required');
       }
-      const auth = await accounts.authenticate({ username: email, password }, clientIp).catch((error) => {
-        // The same check as legacy body credentials, said in the form's words.
-        if (error instanceof ApiError && error.details.startsWith('sms.authentication:')) {
-          throw ApiError.auth('unknown e-mail or wrong password');
-        }
-        throw error;
-      });
+      const auth = await brake(() =>
+        accounts.authenticate({ username: email, password }, clientIp).catch((error) => {
+          // The same check as legacy body credentials, said in the form's words.
+          if (error instanceof ApiError && error.details.startsWith('sms.authentication:')) {
+            throw ApiError.auth('unknown e-mail or wrong password');
+          }
+          throw error;
+        }),
+      );
       const cookie = randomBytes(32).toString('base64url');
       const now = clock.now();
       await consoleSessionsRepo.insert(db, {

@@ -9,7 +9,7 @@ import { registerRequestLog, requestIdHeader, requestIdOf } from './access-log.t
 import { detectSyntax, parseBody, replyFormatOf } from './body.ts';
 import { cookieValue } from './cookies.ts';
 import { errorPayload, errorReply, negotiate } from './envelope.ts';
-import { rateLimitOptions, registerRateLimits } from './rate-limits.ts';
+import { type RateLimits, rateLimitOptions, registerRateLimits } from './rate-limits.ts';
 import {
   bodyReceived,
   type RequestLimitsConfig,
@@ -17,6 +17,13 @@ import {
   serverTimeouts,
 } from './request-limits.ts';
 import type { App } from './types.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The API's limits, for a sign-in outside the auth hook (the console's) to count toward the same brake. */
+    rateLimits: RateLimits;
+  }
+}
 
 /** Registers one capability's routes on the authenticated API scope. */
 export type RoutePlugin = (api: App) => void;
@@ -59,7 +66,7 @@ export interface AppDeps {
   authenticate(credential: string | BodyCredentials | undefined, clientIp: string): Promise<AuthContext>;
   /**
    * Sessions of the web console: a request without a token but with this cookie is the session's caller.
-   * `csrf` is the request's X-CSRF-Token header, which every change must carry.
+   * `csrf` is the request's X-CSRF-Token header, which every such request must carry, whatever its method.
    */
   sessions?: {
     cookieName: string;
@@ -104,6 +111,7 @@ export function buildApp(deps: AppDeps): App {
   app.decorateRequest('auth', undefined);
   registerRequestLog(app, { accessLog: deps.config.ACCESS_LOG === 'on' });
   const limits = registerRateLimits(app, rateLimitOptions(deps.config), deps.clock ?? systemClock);
+  app.decorate('rateLimits', limits);
   registerRequestLimits(app, deps.config);
 
   app.removeAllContentTypeParsers();

@@ -1,4 +1,4 @@
-// The console's sign-in: a session cookie the page's scripts cannot read, CSRF on every change, a brake on
+// The console's sign-in: a session cookie the page's scripts cannot read, CSRF on every request, a brake on
 // wrong passwords, and a session that authenticates the API's own routes and nothing more.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ConsoleFixture, startConsoleFixture } from '../helpers/browser.ts';
@@ -28,7 +28,7 @@ describe('console sessions', () => {
     await page.getByLabel('Password').fill(password);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('navigation', { name: 'Console' }).waitFor();
-    expect(await page.getByTestId('balance').textContent()).toContain('1,234');
+    expect(await page.getByTestId('balance').textContent()).toBe('1,234 credits');
 
     const [cookie] = await context.cookies();
     expect(cookie).toMatchObject({
@@ -74,7 +74,7 @@ describe('console sessions', () => {
     await context.close();
   });
 
-  it('a change made with the session cookie but without its CSRF token is refused, and nothing changes', async () => {
+  it('a request made with the session cookie but without its CSRF token is refused, a read too, and nothing changes', async () => {
     const { email, password } = await f.account();
     const context = await f.context();
     const page = await context.newPage();
@@ -92,22 +92,70 @@ describe('console sessions', () => {
       body,
     });
     expect(wrong.status).toBe(403);
-    // Reads need no CSRF token: the cookie alone authenticates GET /token, which lists no such token.
-    const list = (await (await fetch(`${f.apiUrl}/token`, { headers })).json()) as {
-      tokens: { name: string }[];
-    };
-    expect(list.tokens.map((t) => t.name)).not.toContain('from another site');
-
-    // The page's own calls carry it: the same change made through the session's token works.
+    // Reads too: some GET routes change things (GET /send, GET /account/:id/lock), so the cookie alone
+    // authenticates nothing.
+    const read = await fetch(`${f.apiUrl}/token`, { headers });
+    expect(read.status).toBe(403);
+    expect(await read.json()).toMatchObject({ status: -1, details: expect.stringContaining('CSRF') });
     const session = (await (await fetch(`${f.apiUrl}/console/session`, { headers })).json()) as {
       session: { csrf_token: string };
     };
+    const list = (await (
+      await fetch(`${f.apiUrl}/token`, {
+        headers: { ...headers, 'x-csrf-token': session.session.csrf_token },
+      })
+    ).json()) as { tokens: { name: string }[] };
+    expect(list.tokens.map((t) => t.name)).not.toContain('from another site');
+
+    // The page's own calls carry it: the same change made through the session's token works.
     const made = await fetch(`${f.apiUrl}/token`, {
       method: 'POST',
       headers: { ...headers, 'x-csrf-token': session.session.csrf_token },
       body,
     });
     expect(await made.json()).toMatchObject({ status: 1 });
+    await context.close();
+  });
+
+  it("every API call the page makes carries the session's CSRF token, reads included, on every page of the menu", async () => {
+    const { email, password } = await f.account();
+    const context = await f.context();
+    const page = await context.newPage();
+    const calls: { method: string; path: string; csrf: string | undefined }[] = [];
+    page.on('request', (request) => {
+      const url = new URL(request.url());
+      // The page and its assets are the only things loaded without it; the sign-in precedes any session.
+      if (url.origin !== f.apiUrl || url.pathname === '/console' || url.pathname.startsWith('/console/'))
+        return;
+      calls.push({ method: request.method(), path: url.pathname, csrf: request.headers()['x-csrf-token'] });
+    });
+    await f.signIn(page, email, password);
+    const [cookie] = await context.cookies();
+    const { csrf_token } = (
+      (await (
+        await fetch(`${f.apiUrl}/console/session`, { headers: { cookie: `pigeon_session=${cookie.value}` } })
+      ).json()) as { session: { csrf_token: string } }
+    ).session;
+    const menu = page.getByRole('navigation', { name: 'Console' });
+    for (const [link, heading] of [
+      ['Campaigns', 'Campaigns'],
+      ['Send', 'Send a campaign'],
+      ['Lists', 'Lists'],
+      ['Blacklist', 'Blacklist and NPAI'],
+      ['Tokens', 'API tokens'],
+      ['Webhooks', 'Webhooks'],
+      ['Balance alert', 'Balance alert'],
+      ['Sub-accounts', 'Sub-accounts'],
+      ['Dashboard', 'Dashboard'],
+    ]) {
+      await menu.getByRole('link', { name: link, exact: true }).click();
+      await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
+      await expect.poll(() => page.locator('.loading').count()).toBe(0);
+      expect(await page.locator('.notice-error').count()).toBe(0);
+    }
+    // Each page read something from the API, and every call carried the token: none was refused.
+    expect(calls.filter((c) => c.method === 'GET').length).toBeGreaterThanOrEqual(9);
+    expect(calls.filter((c) => c.csrf !== csrf_token)).toEqual([]);
     await context.close();
   });
 
