@@ -46,8 +46,8 @@ describe('console account pages', () => {
     await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
   }
 
-  it('a token is shown once, opens the API, and answers -1 once revoked', async () => {
-    const { email, password } = await f.account({ credits: 500 });
+  it('a token is shown once, opens the API, shows when it was last used, and answers -1 once revoked', async () => {
+    const { email, password, token: ownToken } = await f.account({ credits: 500 });
     const context = await f.context();
     const page = await context.newPage();
     await f.signIn(page, email, password);
@@ -77,17 +77,26 @@ describe('console account pages', () => {
     await page.getByRole('button', { name: /^Copy token/ }).waitFor();
     const row = page.getByRole('row', { name: /Billing robot/ });
     await row.waitFor();
-    expect(await row.textContent()).toContain('127.0.0.1, 10.0.0.0/8');
-    expect(await row.textContent()).toContain('active');
+    const cell = (label: string) => row.locator(`td[data-label="${label}"]`).textContent();
+    expect(await cell('Allowed IPs')).toBe('127.0.0.1, 10.0.0.0/8');
+    expect(await cell('Active')).toBe('active');
+    expect(await cell('Last used')).toBe('never');
     await f.screenshot(page, 'tokens');
 
     // The token works against the API (from 127.0.0.1, which it allows)…
     expect(await apiCall(token, 'GET', '/credits')).toMatchObject({ status: 1, credits: 500 });
-    // …and the page never shows it again.
+    // …and the page never shows it again, but says when it was used: the API's date, to the minute.
     await page.reload();
     await page.getByRole('row', { name: /Billing robot/ }).waitFor();
     expect(await page.locator('.secret').count()).toBe(0);
     expect(await page.content()).not.toContain(token);
+    const listed = (await apiCall(ownToken, 'GET', '/token')).tokens as {
+      name: string;
+      last_used_at: string;
+    }[];
+    const lastUsed = listed.find((t) => t.name === 'Billing robot')!.last_used_at;
+    expect(lastUsed).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+    expect(await cell('Last used')).toBe(lastUsed.slice(0, 16));
 
     await page.getByRole('button', { name: 'Revoke Billing robot' }).click();
     await page.getByRole('button', { name: 'Yes, revoke' }).click();
@@ -285,18 +294,18 @@ describe('console account pages', () => {
     await page.getByRole('button', { name: 'Transfer' }).click();
     await expect.poll(() => page.getByTestId('my-balance').textContent()).toBe('700 credits');
     expect(await page.getByTestId('sub-balance').textContent()).toBe('300 credits');
-    await expect.poll(() => page.getByTestId('balance').textContent()).toContain('700');
+    await expect.poll(() => page.getByTestId('balance').textContent()).toBe('700 credits');
     await page.getByLabel('Credits', { exact: true }).fill('-50');
     await page.getByRole('button', { name: 'Transfer' }).click();
     await expect.poll(() => page.getByTestId('sub-balance').textContent()).toBe('250 credits');
     expect(await page.getByTestId('my-balance').textContent()).toBe('750 credits');
-    expect(await row().textContent()).toContain('250');
+    await expect.poll(() => row().locator('td[data-label="Credits"]').textContent()).toBe('250');
 
     // Lock and unlock, each asked first.
     await page.getByRole('button', { name: `Lock ${subEmail}` }).click();
     await page.getByRole('button', { name: 'Yes, lock' }).click();
     await page.getByText(`${subEmail} is locked`).waitFor();
-    await expect.poll(async () => row().textContent()).toContain('locked');
+    await expect.poll(() => row().locator('td[data-label="State"]').textContent()).toBe('locked');
     const locked = await apiCall(parent.token, 'GET', `/sub-accounts/${sub.client_id}`);
     expect(locked['sub-account']).toMatchObject({ state: 'locked' });
     await page.getByRole('button', { name: `Unlock ${subEmail}` }).click();
@@ -324,14 +333,14 @@ describe('console account pages', () => {
     // Its console view: its balance and its campaigns, not the parent's; then back.
     await page.getByRole('button', { name: `Open this account's console: ${subEmail}` }).click();
     await page.getByRole('button', { name: 'Back to my account' }).waitFor();
-    await expect.poll(() => page.getByTestId('balance').textContent()).toContain('249');
+    await expect.poll(() => page.getByTestId('balance').textContent()).toBe('249 credits');
     await open(page, 'Campaigns', 'Campaigns');
     await page.getByText('Sub-account campaign').waitFor();
     expect(await page.getByText('Parent only campaign').count()).toBe(0);
     await open(page, 'Sub-accounts', 'Sub-accounts');
     await page.getByText('You are looking at a sub-account').waitFor();
     await page.getByRole('button', { name: 'Back to my account' }).click();
-    await expect.poll(() => page.getByTestId('balance').textContent()).toContain('749');
+    await expect.poll(() => page.getByTestId('balance').textContent()).toBe('749 credits');
     await open(page, 'Sub-accounts', 'Sub-accounts');
     await row().waitFor();
     await context.close();
@@ -340,12 +349,16 @@ describe('console account pages', () => {
     const own = await f.context();
     const subPage = await own.newPage();
     await f.signIn(subPage, subEmail, subPassword);
-    expect(await subPage.getByTestId('balance').textContent()).toContain('249');
+    expect(await subPage.getByTestId('balance').textContent()).toBe('249 credits');
     await open(subPage, 'Campaigns', 'Campaigns');
     await subPage.getByText('Sub-account campaign').waitFor();
     expect(await subPage.getByText('Parent only campaign').count()).toBe(0);
+    // Asked from its page with its session and CSRF token, as the page's own calls are.
     const foreign = await subPage.evaluate(async (ticket) => {
-      const r = await fetch(`/campaign/${ticket}`, { headers: { accept: 'application/json' } });
+      const session = (await (await fetch('/console/session')).json()) as { session: { csrf_token: string } };
+      const r = await fetch(`/campaign/${ticket}`, {
+        headers: { accept: 'application/json', 'x-csrf-token': session.session.csrf_token },
+      });
       return (await r.json()) as { status: number };
     }, parentSend.ticket);
     expect(foreign.status).toBe(-5);

@@ -1,7 +1,7 @@
 // The console's campaign pages, end to end: campaigns sent through the API with a token, then read in the
 // browser as the account's owner sees them: the dashboard's balance and charts, the campaigns list and its
-// filters, one campaign followed live to delivery, a click on its short link, its replies and STOPs, and
-// cancelling a scheduled campaign with its refund.
+// filters, one campaign followed live to delivery, a click on its short link, its replies and STOPs,
+// cancelling a scheduled campaign with its refund, and dates in the account's zone in a browser elsewhere.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ConsoleFixture, startConsoleFixture } from '../helpers/browser.ts';
@@ -71,6 +71,12 @@ describe('console campaign pages', () => {
   }
 
   const progress = (page: Page) => page.getByRole('progressbar', { name: 'Delivery progress' });
+  /** The value of the figure (`.stat`) whose label is exactly `label`. */
+  const statValue = (page: Page, label: string) =>
+    page
+      .locator('.stat', { has: page.locator('.stat-label').getByText(label, { exact: true }) })
+      .locator('.stat-value')
+      .textContent();
 
   it('the dashboard shows the balance, 30 days of sending and the latest campaigns; the list filters by text', async () => {
     const { email, password, token } = await f.account({ credits: 1000 });
@@ -101,18 +107,13 @@ describe('console campaign pages', () => {
     const page = await context.newPage();
     await f.signIn(page, email, password);
     await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
-    const balanceStat = page.locator('.stat', { hasText: 'Balance (credits)' });
-    await expect.poll(() => balanceStat.textContent()).toContain(balance.toLocaleString('en-US'));
+    await expect.poll(() => statValue(page, 'Balance (credits)')).toBe(balance.toLocaleString('en-US'));
     // Both charts plot today's four messages: uPlot has drawn its canvas, and the totals say what it plots.
     for (const name of [/^Messages sent per day/, /^Delivery rate per day/]) {
       await page.getByRole('img', { name }).locator('canvas').first().waitFor();
     }
-    await expect
-      .poll(() => page.locator('.stat', { hasText: 'Messages sent, last 30 days' }).textContent())
-      .toContain('4');
-    await expect
-      .poll(() => page.locator('.stat', { hasText: 'Delivery rate, last 30 days' }).textContent())
-      .toContain('100 %');
+    await expect.poll(() => statValue(page, 'Messages sent, last 30 days')).toBe('4');
+    await expect.poll(() => statValue(page, 'Delivery rate, last 30 days')).toBe('100 %');
     // The latest campaigns, newest first, each with its progress and a link to its page.
     const latest = page.locator('.latest-campaign');
     await expect.poll(() => latest.count()).toBe(2);
@@ -204,7 +205,7 @@ describe('console campaign pages', () => {
     expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(
       true,
     );
-    expect(await page.locator('.stat', { hasText: 'Delivered' }).textContent()).toContain('3');
+    expect(await statValue(page, 'Delivered')).toBe('3');
 
     // One recipient follows the link in the text they received (the history holds each message's final text).
     const history = await call<{ messages: { campaign_id: string; destination: string; text: string }[] }>(
@@ -232,7 +233,7 @@ describe('console campaign pages', () => {
 
     // The campaign is done, so the page no longer polls: Refresh reads it again.
     await page.getByRole('button', { name: 'Refresh' }).click();
-    await expect.poll(() => page.locator('.stat', { hasText: 'Clicks' }).textContent()).toContain('1');
+    await expect.poll(() => statValue(page, 'Clicks')).toBe('1');
     await page
       .getByRole('img', { name: /^Clicks per hour/ })
       .locator('canvas')
@@ -244,7 +245,7 @@ describe('console campaign pages', () => {
     await replies.getByRole('cell', { name: 'Can I pick it up myself?' }).waitFor();
     const stops = page.getByRole('region', { name: 'STOPs' });
     await stops.getByRole('cell', { name: recipients[1] }).waitFor();
-    expect(await page.locator('.stat', { hasText: 'STOPs' }).textContent()).toContain('1');
+    expect(await statValue(page, 'STOPs')).toBe('1');
 
     // The messages table filters by state, shown by name.
     await page.getByLabel('State').selectOption({ label: 'expired' });
@@ -290,7 +291,7 @@ describe('console campaign pages', () => {
     const context = await f.context();
     const page = await context.newPage();
     await f.signIn(page, email, password);
-    expect(await page.getByTestId('balance').textContent()).toContain(String(500 - later.cost));
+    expect(await page.getByTestId('balance').textContent()).toBe(`${500 - later.cost} credits`);
     await page.goto(`/console/campaigns/${later.ticket}`);
     await page.getByRole('heading', { name: `Campaign ${later.ticket}` }).waitFor();
 
@@ -305,7 +306,7 @@ describe('console campaign pages', () => {
       .poll(() => page.getByRole('status').filter({ hasText: 'Campaign cancelled' }).textContent())
       .toContain(`${later.cost} credits refunded`);
     await expect.poll(() => page.locator('.page-title .state').textContent()).toBe('cancelled');
-    await expect.poll(() => page.getByTestId('balance').textContent()).toContain('500 credits');
+    await expect.poll(() => page.getByTestId('balance').textContent()).toBe('500 credits');
     expect(await page.getByRole('button', { name: 'Cancel campaign' }).count()).toBe(0);
     expect((await campaignOf(token, later.ticket)).status).toBe('cancelled');
     expect(await call(token, 'GET', '/credits')).toMatchObject({ credits: 500 });
@@ -359,6 +360,71 @@ describe('console campaign pages', () => {
     const done = readsOf(now.ticket);
     await advance(20_000);
     expect(readsOf(now.ticket)).toBe(done);
+    await context.close();
+  });
+
+  it("dates show on the account's zone (TIMEZONE, Europe/Paris) in a browser set to America/Los_Angeles", async () => {
+    const serverZone = f.deps.config.TIMEZONE;
+    const browserZone = 'America/Los_Angeles';
+    expect(serverZone).toBe('Europe/Paris');
+    const { email, password, token } = await f.account({ credits: 100 });
+    const wallClock = (ms: number, timeZone: string) =>
+      new Date(ms).toLocaleString('sv-SE', { timeZone, hourCycle: 'h23' }).slice(0, 16);
+    // Due at 09:30 in Paris, in two days: 00:30 that day in Los Angeles, which a browser-local rendering shows.
+    const dueDay = new Date(Date.now() + 2 * 24 * 3_600_000)
+      .toLocaleString('sv-SE', { timeZone: serverZone })
+      .slice(0, 10);
+    const later = await send(token, { text: 'Doors open at 09:30', delay: `${dueDay} 09:30:00` }, [
+      nextNumber(),
+    ]);
+    const campaign = (
+      await call<{ campaign: { date: string; creation_date: string }[] }>(
+        token,
+        'GET',
+        `/campaign/${later.ticket}`,
+      )
+    ).campaign[0];
+    expect(campaign.date).toBe(`${dueDay} 09:30:00`);
+
+    // The fixture's contexts run in the server's zone; this one is a browser elsewhere.
+    const context = await f.browser.newContext({
+      baseURL: f.apiUrl,
+      viewport: { width: 1280, height: 860 },
+      timezoneId: browserZone,
+    });
+    context.setDefaultTimeout(15_000);
+    const page = await context.newPage();
+    expect(await page.evaluate(() => Intl.DateTimeFormat().resolvedOptions().timeZone)).toBe(browserZone);
+    await f.signIn(page, email, password);
+
+    // The campaign's page: due and created on Paris's wall clock, as the API gives them.
+    await page.goto(`/console/campaigns/${later.ticket}`);
+    await page.getByRole('heading', { name: `Campaign ${later.ticket}` }).waitFor();
+    const fact = (label: string) =>
+      page
+        .locator('.campaign-facts div', { has: page.locator('dt').getByText(label, { exact: true }) })
+        .locator('dd')
+        .textContent();
+    expect(await fact('Due')).toBe(`${dueDay} 09:30 (${serverZone})`);
+    expect(await fact('Created')).toBe(campaign.creation_date.slice(0, 16));
+    // Its message, due with it.
+    const message = page.locator('td[data-label="Due"]').first();
+    await expect.poll(() => message.textContent()).toBe(`${dueDay} 09:30`);
+
+    // The campaigns list and the dashboard's latest campaigns say the same.
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Campaigns' }).click();
+    const row = page.getByRole('row', { name: new RegExp(later.ticket) });
+    await expect.poll(() => row.locator('td[data-label="Date"]').textContent()).toBe(`${dueDay} 09:30`);
+
+    // The send form's earliest "Send at" is now on Paris's wall clock, not the browser's.
+    await page.goto('/console/send');
+    const before = Date.now();
+    const min = await page.getByLabel(`Send at (${serverZone})`).getAttribute('min');
+    const after = Date.now();
+    expect(
+      [wallClock(before, serverZone), wallClock(after, serverZone)].map((w) => w.replace(' ', 'T')),
+    ).toContain(min);
+    expect(min).not.toBe(wallClock(before, browserZone).replace(' ', 'T'));
     await context.close();
   });
 });

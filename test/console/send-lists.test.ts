@@ -1,7 +1,8 @@
 // The console's send form, lists and blacklist, driven in Chromium against a whole Pigeon: the counter prices
-// a text as the server does, a simulation charges nothing, sends land on their campaign, a CSV of 1,200
-// contacts imports in chunks, and the blacklist filters a send until the number is taken off it.
-import type { Page } from 'playwright-core';
+// a text as the server does, a simulation charges nothing, sends land on their campaign, numbers come from a
+// CSV file too, a CSV of 1,200 contacts imports in chunks, and the blacklist and NPAI filter a send until the
+// number is taken off them.
+import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ConsoleFixture, startConsoleFixture } from '../helpers/browser.ts';
 
@@ -47,6 +48,16 @@ describe('console send, lists and blacklist', () => {
     call<Result>(token, 'POST', '/send/simulate', {
       sms: { message, recipients: { gsm: numbers.map((value) => ({ value })) } },
     });
+
+  /** The value of the figure (`.stat`) in `scope` whose label is exactly `label`. */
+  const statValue = (scope: Locator, label: string) =>
+    scope
+      .locator('.stat', { has: scope.page().locator('.stat-label').getByText(label, { exact: true }) })
+      .locator('.stat-value')
+      .textContent();
+  /** The counter's line under the text: `… credits for N recipients`. */
+  const counterLine = async (page: Page) =>
+    (await page.getByTestId('counter').locator('p').first().textContent()) ?? '';
 
   async function counter(page: Page) {
     const text = async (id: string) => (await page.getByTestId(id).textContent()) ?? '';
@@ -148,8 +159,8 @@ describe('console send, lists and blacklist', () => {
     const result = page.getByTestId('send-result');
     await result.waitFor();
     expect(await result.textContent()).toContain('nothing was charged');
-    expect(await result.getByText('3 credits').count()).toBe(1);
-    expect(await result.textContent()).toContain('997');
+    expect(await statValue(result, 'Cost')).toBe('3 credits');
+    expect(await statValue(result, 'Credits after')).toBe('997');
     expect(await call(account.token, 'GET', '/credits')).toMatchObject({ credits: 1000 });
     expect(await call(account.token, 'GET', '/campaigns')).toMatchObject({ totalRecords: 0 });
     await f.screenshot(page, 'send');
@@ -199,7 +210,68 @@ describe('console send, lists and blacklist', () => {
     expect(campaigns.campaigns[0]).toMatchObject({ id: ticket, cost: 2 });
     expect(await call(account.token, 'GET', '/credits')).toMatchObject({ credits: 998 });
     // The balance in the top bar follows.
-    await expect.poll(() => page.getByTestId('balance').textContent()).toContain('998');
+    await expect.poll(() => page.getByTestId('balance').textContent()).toBe('998 credits');
+    await context.close();
+  });
+
+  it('numbers read from a CSV file in the send form are counted with the pasted ones, simulated and sent to', async () => {
+    const { account, context, page } = await signedIn();
+    await page.goto('/console/send');
+    await page.getByLabel('Text').fill('Your code is 1234');
+    const bodies: { path: string; gsm: { value: string }[] }[] = [];
+    page.on('request', (request) => {
+      const path = new URL(request.url()).pathname;
+      if (request.method() === 'POST' && (path === '/send' || path === '/send/simulate')) {
+        bodies.push({ path, gsm: request.postDataJSON().sms.recipients.gsm });
+      }
+    });
+    const recipientsOf = async () => /\bfor (\d+) recipients?$/.exec(await counterLine(page))?.[1];
+
+    // A spreadsheet's export: semicolons, a header naming the number's column (not the first), a quoted cell.
+    const csv = ['name;phone;city', 'Ann;33612340001;Lyon', 'Bob;"33612340002";Nice', 'Cid;33612340003;Metz'];
+    await page.getByLabel('Numbers from a CSV file').setInputFiles({
+      name: 'recipients.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from(`${csv.join('\r\n')}\r\n`),
+    });
+    await page.getByText('recipients.csv: 3 numbers (column “phone”)', { exact: true }).waitFor();
+    await expect.poll(recipientsOf).toBe('3');
+    // A pasted number adds to the file's.
+    await page.getByLabel('Numbers', { exact: true }).fill('33612340004');
+    await expect.poll(recipientsOf).toBe('4');
+
+    await page.getByRole('button', { name: 'Simulate' }).click();
+    const result = page.getByTestId('send-result');
+    await result.waitFor();
+    expect(await statValue(result, 'Recipients given')).toBe('4');
+    expect(await statValue(result, 'Sent')).toBe('4');
+    expect(await statValue(result, 'Cost')).toBe('4 credits');
+    const numbers = ['33612340004', '33612340001', '33612340002', '33612340003'];
+    expect(bodies).toEqual([{ path: '/send/simulate', gsm: numbers.map((value) => ({ value })) }]);
+    expect(await call(account.token, 'GET', '/credits')).toMatchObject({ credits: 1000 });
+
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await page.waitForURL(/\/console\/campaigns\/\d+$/);
+    const ticket = page.url().split('/').pop()!;
+    expect(bodies.at(-1)).toEqual({ path: '/send', gsm: numbers.map((value) => ({ value })) });
+    const campaign = await call<{ campaign: { total: number; cost: number }[] }>(
+      account.token,
+      'GET',
+      `/campaign/${ticket}`,
+    );
+    expect(campaign.campaign[0]).toMatchObject({ total: 4, cost: 4 });
+    await expect.poll(() => page.getByTestId('balance').textContent()).toBe('996 credits');
+
+    // Removing the file takes its numbers out of the count.
+    await page.goto('/console/send');
+    await page.getByLabel('Numbers from a CSV file').setInputFiles({
+      name: 'recipients.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from(csv.join('\n')),
+    });
+    await expect.poll(recipientsOf).toBe('3');
+    await page.getByRole('button', { name: 'Remove the file' }).click();
+    await expect.poll(recipientsOf).toBe('0');
     await context.close();
   });
 
@@ -231,12 +303,10 @@ describe('console send, lists and blacklist', () => {
     await page.getByLabel('Text').fill('Hello [info1]');
     await page.getByLabel('Contact lists').check();
     await page.getByLabel('Customers').check();
-    await expect
-      .poll(async () => (await page.getByTestId('counter').textContent()) ?? '')
-      .toContain('for 2 recipients');
+    await expect.poll(() => counterLine(page)).toMatch(/\bfor 2 recipients$/);
     await page.getByRole('button', { name: 'Simulate' }).click();
     await page.getByTestId('send-result').waitFor();
-    expect(await page.getByTestId('send-result').textContent()).toContain('2 credits');
+    expect(await statValue(page.getByTestId('send-result'), 'Cost')).toBe('2 credits');
     await page.getByRole('button', { name: 'Send', exact: true }).click();
     await page.waitForURL(/\/console\/campaigns\/\d+$/);
     const ticket = page.url().split('/').pop()!;
@@ -365,7 +435,7 @@ describe('console send, lists and blacklist', () => {
     await context.close();
   }, 120_000);
 
-  it('a blacklisted number is counted as blacklisted until it is removed from the blacklist page', async () => {
+  it('a blacklisted or NPAI number is counted as such until it is removed from the blacklist page', async () => {
     const { account, context, page } = await signedIn();
     const number = '33698765432';
     await page.goto('/console/blacklist');
@@ -399,10 +469,22 @@ describe('console send, lists and blacklist', () => {
     await page.getByRole('button', { name: `Remove ${number} from the Blacklist` }).click();
     await page.getByText(`${number} removed from the Blacklist: it can be sent to again.`).waitFor();
     await page.getByText('The Blacklist is empty.').waitFor();
+    // The NPAI number too, from its own section: the Blacklist's stays as it is.
+    const npaiNumber = '33698765433';
+    const npai = page.getByRole('region', { name: 'NPAI' });
+    await npai.getByRole('cell', { name: npaiNumber, exact: true }).waitFor();
+    await npai.getByRole('button', { name: `Remove ${npaiNumber} from the NPAI` }).click();
+    await npai.getByText(`${npaiNumber} removed from the NPAI: it can be sent to again.`).waitFor();
+    await npai.getByText('The NPAI is empty.').waitFor();
+    expect(await call(account.token, 'GET', '/npai')).toMatchObject({ status: 1, list: [] });
+    expect(await simulate(account.token, { text: 'Hello' }, [npaiNumber])).toMatchObject({
+      npai: 0,
+      sent: 1,
+    });
 
     await page.getByRole('link', { name: 'Send', exact: true }).click();
     await page.getByLabel('Text').fill('Hello again');
-    await page.getByLabel('Numbers', { exact: true }).fill(number);
+    await page.getByLabel('Numbers', { exact: true }).fill(`${number}\n${npaiNumber}`);
     await page.getByRole('button', { name: 'Send', exact: true }).click();
     await page.waitForURL(/\/console\/campaigns\/\d+$/);
     const ticket = page.url().split('/').pop()!;
@@ -417,7 +499,7 @@ describe('console send, lists and blacklist', () => {
             )
           ).campaign[0],
       )
-      .toMatchObject({ total: 1, delivered: 1 });
+      .toMatchObject({ total: 2, delivered: 2 });
     await context.close();
   });
 
