@@ -181,7 +181,11 @@ export async function createDeps(
       removeFromBlacklist: (tx, accountId, number) =>
         lists.removeNumberInTx(tx, accountId, 'blacklist', number),
     },
-    campaigns: { sendingOptions: (ids) => campaigns.sendingOptions(ids) },
+    campaigns: {
+      sendingOptions: (ids) => campaigns.sendingOptions(ids),
+      // A message no route took when sent: refunded and counted in not_allowed by its campaign.
+      notRouted: (tx, messages) => campaigns.notRouted(tx, messages),
+    },
     // A HELP's answer is a free message queued as balance alert SMS are (the worker's next poll sends it).
     answers: {
       queue: (tx, accountId, number, text, sender) =>

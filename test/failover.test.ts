@@ -1,6 +1,6 @@
 // Failover between two SMSCs of one route: the first closed mid-campaign loses nothing (every message is
-// delivered, at most its window twice), a throttling refusal goes to the second at once, and the first takes
-// traffic again once it is back.
+// delivered, at most its window twice), a throttling refusal goes to the second at once, the first takes
+// traffic again once it is back, and a routing refusal (ESME_RSUBMITFAIL) goes to the second at once too.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -131,6 +131,26 @@ for (const dialect of availableDialects()) {
       expect(new Set([...destinations(primary), ...destinations(backup, before)])).toEqual(new Set(numbers));
       const rows = await messagesOf(ticket);
       expect(rows.filter((m) => m.connector === 'primary')).toHaveLength(27);
+    });
+
+    it('the first SMSC answering ESME_RSUBMITFAIL (0x45, no route for the destination): each such part goes through the second at once and is delivered', async () => {
+      const port = primary.port;
+      await primary.close();
+      await waitFor(() => !transport.connectors[0].transport.ready(), 'the primary connector down');
+      primary = await new TestSmsc({ refuse: { status: 0x45, count: 4 } }).listen(port);
+      await waitFor(() => transport.connectors[0].transport.ready(), 'the primary bound again', 20_000);
+      const before = backup.submits.length;
+      const numbers = Array.from({ length: 20 }, (_, i) => `336${String(40000000 + i)}`);
+      const ticket = await send(numbers);
+      await waitFor(delivered(ticket), 'every message delivered', 20_000);
+      // Four refused by the primary for want of a route, each taken by the backup; none failed.
+      expect(destinations(backup, before)).toHaveLength(4);
+      expect(destinations(primary)).toHaveLength(16);
+      expect(new Set([...destinations(primary), ...destinations(backup, before)])).toEqual(new Set(numbers));
+      const rows = await messagesOf(ticket);
+      expect(rows.filter((m) => m.connector === 'backup')).toHaveLength(4);
+      const campaign = await call(h.app, 'GET', `/campaign/${ticket}`, { token: account.token });
+      expect(campaign.body.campaign[0]).toMatchObject({ total: 20, delivered: 20, error: 0 });
     });
   });
 }

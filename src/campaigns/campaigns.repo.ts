@@ -222,6 +222,23 @@ export const campaignsRepo = {
       .execute();
   },
 
+  /**
+   * Messages of a campaign the delivery worker found no route for when it sent them: moved from `sent` to
+   * `not_allowed`, and the credits given back for them off `cost`.
+   */
+  async countNotRouted(db: Executor, accountId: number, id: number, messages: number, refunded: number) {
+    await db
+      .updateTable('campaigns')
+      .set((eb) => ({
+        not_allowed: eb('not_allowed', '+', messages),
+        sent: eb('sent', '-', messages),
+        cost: eb('cost', '-', refunded),
+      }))
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .execute();
+  },
+
   /** Sender and pushtype of campaigns, for the delivery worker (not scoped: the worker serves every account). */
   sendingOptions(db: Executor, ids: readonly number[]) {
     return db.selectFrom('campaigns').select(['id', 'sender', 'pushtype']).where('id', 'in', ids).execute();

@@ -154,9 +154,16 @@ export function createDeliveryWorker(deps: {
       if (!outcome.ok && !holds()) return undefined;
       metrics?.submitted(outcome, (performance.now() - startedAt) / 1000);
       if (!outcome.ok) {
-        return outcome.retry
-          ? { kind: 'retry', message, retryAt: retryAt(message.attempts), error: outcome.error }
-          : { kind: 'failed', message, dlrStatus: outcome.dlrStatus, error: outcome.error };
+        if (outcome.retry)
+          return { kind: 'retry', message, retryAt: retryAt(message.attempts), error: outcome.error };
+        const failed = {
+          kind: 'failed',
+          message,
+          dlrStatus: outcome.dlrStatus,
+          error: outcome.error,
+        } as const;
+        // Unrouted before any part went out: nothing was sent, so the message is not charged.
+        return outcome.noRoute && smscIds.length === 0 ? { ...failed, noRoute: true } : failed;
       }
       if (smscIds.length === 0) carrier = { connector: outcome.connector, route: outcome.route };
       smscIds.push(outcome.smscId);

@@ -35,6 +35,7 @@ const claimedColumns = [
   'due_at',
   'attempts',
   'lease_owner',
+  'parts',
 ] as const;
 
 export type ClaimedMessage = Pick<Selectable<MessagesTable>, (typeof claimedColumns)[number]>;
@@ -71,12 +72,18 @@ const messageBatchRows = 1000;
 
 const partColumns = ['message_id', 'part_no', 'smsc_id', 'stat', 'dlr_status', 'updated_at'] as const;
 
-/** A part awaiting its receipt, with what the receipt's event needs of its message. */
+/**
+ * A part awaiting its receipt, with what the receipt's event needs of its message and the connector its
+ * message went out through (null before CONNECTORS_FILE named connectors, migration 021).
+ */
 export interface OpenPart
   extends Pick<Selectable<MessagePartsTable>, 'id' | 'message_id'>,
-    Pick<Selectable<MessagesTable>, 'campaign_id' | 'account_id' | 'recipient' | 'gsmsmsid' | 'parts'> {}
+    Pick<
+      Selectable<MessagesTable>,
+      'campaign_id' | 'account_id' | 'recipient' | 'gsmsmsid' | 'parts' | 'connector'
+    > {}
 
-/** What a receipt's event needs of an open part's message. */
+/** What a receipt's event needs of an open part's message, and the connector that carried it. */
 const openPartMessageColumns = [
   'p.message_id',
   'm.campaign_id',
@@ -84,6 +91,7 @@ const openPartMessageColumns = [
   'm.recipient',
   'm.gsmsmsid',
   'm.parts',
+  'm.connector',
 ] as const;
 
 /** SMSC ids looked up in one statement (a power of two). */
@@ -292,7 +300,7 @@ export const deliveryRepo = {
 
   /**
    * Moves leased messages to a new state; only rows still leased under the term `owner` are touched (one that
-   * went back to the queue and was taken by another worker is that worker's to record).
+   * went back to the queue and was taken by another worker is that worker's to record). Answers how many moved.
    */
   async setLeasedState(
     db: Executor,
@@ -301,16 +309,19 @@ export const deliveryRepo = {
       Partial<Pick<Selectable<MessagesTable>, 'dlr_status' | 'smsc_id' | 'due_at' | 'error'>>,
     now: number,
     owner: number | null,
-  ): Promise<void> {
+  ): Promise<number> {
+    let moved = 0;
     for (const chunk of chunks(ids)) {
-      await db
+      const result = await db
         .updateTable('messages')
         .set({ ...fields, lease_until: null, lease_owner: null, updated_at: now })
         .where('id', 'in', chunk)
         .where('state', '=', 'sending')
         .where('lease_owner', owner === null ? 'is' : '=', owner)
-        .execute();
+        .executeTakeFirst();
+      moved += Number(result.numUpdatedRows);
     }
+    return moved;
   },
 
   /**
@@ -396,8 +407,8 @@ export const deliveryRepo = {
   },
 
   /**
-   * The parts still awaiting their receipt under any of `smscIds`, with their SMSC id and what a receipt's
-   * event needs of their message: one statement for a batch of receipts. The list is padded to a power of
+   * The parts still awaiting their receipt under any of `smscIds`, with their SMSC id, what a receipt's
+   * event needs of their message and the connector that carried it: one statement for a batch of receipts. The list is padded to a power of
    * two (repeating its last id), so a few compiled shapes serve every batch size.
    */
   async findOpenParts(db: Executor, smscIds: string[]): Promise<(OpenPart & { smsc_id: string })[]> {

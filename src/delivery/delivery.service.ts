@@ -53,6 +53,20 @@ export interface AnswerSms {
 /** What the worker needs of a campaign besides its messages (campaigns are the campaigns capability's). */
 export interface CampaignSettings {
   sendingOptions(campaignIds: readonly number[]): Promise<Map<number, SendingOptions>>;
+  /**
+   * Messages no route took when they were sent (the routes changed since the send counted them): inside the
+   * transaction that records their failure, their campaign counts them in `not_allowed` and the account that
+   * paid gets their cost back, as the send would have done had it known.
+   */
+  notRouted(tx: Executor, messages: readonly NotRoutedMessage[]): Promise<void>;
+}
+
+/** A message that failed for want of a route, as its campaign's counters and refund need it. */
+export interface NotRoutedMessage {
+  campaignId: number;
+  accountId: number;
+  /** Its parts: what it was charged, one credit each (nothing for a free campaign). */
+  parts: number;
 }
 
 export interface SendingOptions {
@@ -87,7 +101,14 @@ export type SubmitResult =
       connector?: string;
       route?: string;
     }
-  | { kind: 'failed'; message: ClaimedMessage; dlrStatus: number; error: string }
+  | {
+      kind: 'failed';
+      message: ClaimedMessage;
+      dlrStatus: number;
+      error: string;
+      /** No route took the message before any part went out: it is refunded and counted in not_allowed. */
+      noRoute?: true;
+    }
   | { kind: 'retry'; message: ClaimedMessage; retryAt: number; error: string }
   | { kind: 'expired'; message: ClaimedMessage };
 
@@ -114,7 +135,8 @@ export type DeliveryService = ReturnType<typeof createDeliveryService>;
 
 /** Where a receipt finds the part it answers, and hears which parts receipts closed. */
 interface PartLookup {
-  find(smscIds: string[]): Promise<OpenPart | undefined>;
+  /** `connector`: the one the receipt came in on, when the transport names it. */
+  find(smscIds: string[], connector?: string): Promise<OpenPart | undefined>;
   closed(partId: number): void;
 }
 
@@ -194,15 +216,26 @@ export function createDeliveryService(deps: {
     }
     const closed = new Set<number>();
     return {
-      async find(ids) {
-        // The most recent open part under any spelling, as the one-query lookup answers.
+      async find(ids, connector) {
+        // The most recent open part under any spelling whose message went out through the receipt's
+        // connector: two SMSCs numbering from the same range each close their own message. Only when none
+        // did, the most recent under any connector: a receipt may come in on another connector than the one
+        // that took the message (after a failover).
         let best: OpenPart | undefined;
+        let bestOnConnector: OpenPart | undefined;
         for (const id of ids) {
           for (const part of bySmscId.get(id) ?? []) {
-            if (!closed.has(part.id) && (!best || part.id > best.id)) best = part;
+            if (closed.has(part.id)) continue;
+            if (!best || part.id > best.id) best = part;
+            if (
+              connector !== undefined &&
+              part.connector === connector &&
+              (!bestOnConnector || part.id > bestOnConnector.id)
+            )
+              bestOnConnector = part;
           }
         }
-        return best;
+        return bestOnConnector ?? best;
       },
       closed: (id) => closed.add(id),
     };
@@ -243,18 +276,24 @@ export function createDeliveryService(deps: {
         }
       }
     }
+    const notRouted: NotRoutedMessage[] = [];
     for (const r of results) {
       if (r.kind === 'failed' || r.kind === 'expired') {
         const status = r.kind === 'failed' ? r.dlrStatus : DlrStatus.expired;
         const error =
           r.kind === 'failed' ? r.error : 'validity period ended before the message could be sent';
-        await deliveryRepo.setLeasedState(
+        const changed = await deliveryRepo.setLeasedState(
           tx,
           [r.message.id],
           { state: finalStateOf(status), dlr_status: status, error },
           now,
           r.message.lease_owner,
         );
+        // Refunded once: only by the record that closed the message (not by a worker that lost its lease).
+        if (r.kind === 'failed' && r.noRoute && changed > 0) {
+          const { campaign_id, account_id, parts } = r.message;
+          notRouted.push({ campaignId: campaign_id, accountId: account_id, parts: Number(parts) });
+        }
         events.push(dlrEvent(r.message, status));
         if (status === DlrStatus.invalidDestination) {
           await deps.numberLists.addToNpai(
@@ -274,6 +313,7 @@ export function createDeliveryService(deps: {
         );
       }
     }
+    if (notRouted.length > 0) await deps.campaigns.notRouted(tx, notRouted);
   }
 
   /**
@@ -287,7 +327,9 @@ export function createDeliveryService(deps: {
     const applied: (NewEvent[] | { part: OpenPart; status: number })[] = [];
     const groups = new Map<string, { stat: string; status: number; parts: OpenPart[] }>();
     for (const receipt of receipts) {
-      const part = isFinalStat(receipt.stat) ? await parts.find(smscIdForms(receipt.smscId)) : undefined;
+      const part = isFinalStat(receipt.stat)
+        ? await parts.find(smscIdForms(receipt.smscId), receipt.connector)
+        : undefined;
       if (!part || part.parts > 1) {
         applied.push((await applyReceipt(tx, receipt, now, true, parts)) ?? []);
         continue;
@@ -356,7 +398,7 @@ export function createDeliveryService(deps: {
     lookup?: PartLookup,
   ): Promise<NewEvent[] | undefined> {
     const parts = lookup ?? (await partLookup(tx, [receipt]));
-    const part = await parts.find(smscIdForms(receipt.smscId));
+    const part = await parts.find(smscIdForms(receipt.smscId), receipt.connector);
     if (!part) {
       if (!keepOrphan) return undefined;
       if (isFinalStat(receipt.stat)) {

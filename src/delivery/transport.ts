@@ -20,8 +20,19 @@ export interface OutboundPart {
 export type SubmitOutcome =
   /** `connector` and `route`: the names of what carried it, set by the router. */
   | { ok: true; smscId: string; connector?: string; route?: string }
-  /** `retry`: a temporary refusal (throttled, queue full, connection lost); else final with its DLR status. */
-  | { ok: false; retry: boolean; dlrStatus: number; error: string };
+  /**
+   * `retry`: a temporary refusal (throttled, queue full, connection lost); else final with its DLR status.
+   * `commandStatus`: the SMSC's submit_sm_resp status, when an SMSC refused it (the router decides on it).
+   * `noRoute`: set by the router when no route takes the message, so nothing was sent anywhere.
+   */
+  | {
+      ok: false;
+      retry: boolean;
+      dlrStatus: number;
+      error: string;
+      commandStatus?: number;
+      noRoute?: true;
+    };
 
 /** A delivery receipt, from the receipt text or the TLVs. */
 export interface Receipt {

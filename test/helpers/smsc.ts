@@ -34,6 +34,12 @@ export interface SmscOptions {
   refuse?: { status: number; count: number };
   /** Serves SMPP over TLS with this key and certificate (PEM): its URL is then ssmpp://. */
   tls?: { key: string | Buffer; cert: string | Buffer };
+  /**
+   * The id of the first message it accepts, the next ones counting up. By default each SMSC numbers in a
+   * random range of its own; two given the same `firstId` give their n-th messages the same id, as two real
+   * carriers may.
+   */
+  firstId?: number;
 }
 
 /** What a session bound as. */
@@ -58,12 +64,13 @@ export class TestSmsc {
   private held: (() => void)[] = [];
   holdResponses = false;
   private server: ReturnType<typeof smpp.createServer>;
-  // Each SMSC numbers its messages in its own range, as distinct SMSCs do.
-  private nextId = 1000 + Math.floor(Math.random() * 1_000_000) * 1000;
+  // Each SMSC numbers its messages in its own range, as distinct SMSCs do, unless told where to start.
+  private nextId: number;
   port = 0;
   private refused = 0;
 
   constructor(readonly options: SmscOptions = {}) {
+    this.nextId = options.firstId ?? 1000 + Math.floor(Math.random() * 1_000_000) * 1000;
     this.server = this.createServer();
   }
 

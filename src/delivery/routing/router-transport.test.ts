@@ -4,7 +4,7 @@ import { loadConfig } from '../../config.ts';
 import type { InboundMessage, OutboundPart, Receipt } from '../transport.ts';
 import { createTransport } from '../transports.ts';
 import { readRoutingTable } from './connectors-file.ts';
-import type { RouterTransport } from './router-transport.ts';
+import { isRoutingRefusal, type RouterTransport } from './router-transport.ts';
 
 const config = loadConfig({ DATABASE_URL: ':memory:' });
 const quiet = { info() {}, warn() {}, error() {} };
@@ -63,6 +63,7 @@ describe('router over simulators', () => {
       retry: false,
       dlrStatus: 7,
       error: 'no route of CONNECTORS_FILE accepts this message',
+      noRoute: true,
     });
   });
 
@@ -99,5 +100,26 @@ describe('router over simulators', () => {
       }
       expect(used.size).toBe(1);
     }
+  });
+});
+
+describe('which refusals another connector may take', () => {
+  const refusal = { ok: false, retry: false, dlrStatus: 6, error: 'refused' } as const;
+
+  it('an SMSC answering ESME_RSUBMITFAIL (0x45) is a routing refusal by its command status, whatever the error says', () => {
+    expect(isRoutingRefusal({ ...refusal, commandStatus: 0x45 })).toBe(true);
+    expect(isRoutingRefusal({ ...refusal, commandStatus: 0x45, error: 'no route for you' })).toBe(true);
+  });
+
+  it('an error text that merely reads like 0x45 is not, nor any other final status', () => {
+    expect(isRoutingRefusal({ ...refusal, error: 'command_status 0x00000045' })).toBe(false);
+    expect(isRoutingRefusal({ ...refusal, commandStatus: 0x0b, error: 'command_status 0x00000045' })).toBe(
+      false,
+    );
+  });
+
+  it('a temporary refusal and a part no route takes are', () => {
+    expect(isRoutingRefusal({ ...refusal, retry: true, dlrStatus: 1 })).toBe(true);
+    expect(isRoutingRefusal({ ...refusal, dlrStatus: 7, noRoute: true })).toBe(true);
   });
 });

@@ -41,12 +41,15 @@ interface Route {
 }
 
 /** SMPP command statuses by which an SMSC says it has no route for the destination (ESME_RSUBMITFAIL). */
-const noRouteStatuses = ['0x00000045'];
+const noRouteStatuses: ReadonlySet<number> = new Set([0x45]);
 
-/** A refusal another connector may not give: throttled, queue full, connection lost, no route. */
+/**
+ * A refusal another connector may not give: throttled, queue full, connection lost, no route. Decided on the
+ * SMSC's command status, never on the wording of the error.
+ */
 export function isRoutingRefusal(outcome: Extract<SubmitOutcome, { ok: false }>): boolean {
   if (outcome.retry || outcome.dlrStatus === DlrStatus.routeNotAvailable) return true;
-  return noRouteStatuses.some((status) => outcome.error.includes(`command_status ${status}`));
+  return outcome.commandStatus !== undefined && noRouteStatuses.has(outcome.commandStatus);
 }
 
 /** How often parts waiting for a connector check whether it went down while another is up. */
@@ -232,6 +235,7 @@ export class RouterTransport implements Transport {
         retry: false,
         dlrStatus: DlrStatus.routeNotAvailable,
         error: 'no route of CONNECTORS_FILE accepts this message',
+        noRoute: true,
       };
     }
     if (this.senderLimits) await this.senderBudget(part.sender);

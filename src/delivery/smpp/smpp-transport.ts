@@ -683,7 +683,7 @@ export class SmppTransport implements Transport {
         bind.pausedUntil = Date.now() + backoffMs(attempt + 1, 200, 10_000);
         if (attempt < this.options.backpressureRetries) continue;
       }
-      return { ok: false, ...outcome };
+      return { ok: false, ...outcome, commandStatus: result.status };
     }
   }
 
