@@ -154,7 +154,7 @@ describeEachDialect('hostile input', (h) => {
     expect((await call(h().app, 'GET', '/credits', { token: a.token })).body.credits).toBe(1000);
   });
 
-  it('paging: start and length out of range are a -7 on every paged read; a start past every row is an empty page', async () => {
+  it('paging: start and length out of range are a -7 on every paged read, a start past the largest exact number too', async () => {
     const a = await h().account();
     const sent = await call(h().app, 'POST', '/send', { token: a.token, json: sms({}) });
     const list = await call(h().app, 'POST', '/list', {
@@ -195,12 +195,63 @@ describeEachDialect('hostile input', (h) => {
           details: `length "${length}" must be a whole number from 1 to 1000`,
         });
       }
-      for (const start of ['99999999999999999999', '9007199254740993']) {
+      for (const start of ['99999999999999999999', '9007199254740992']) {
         const r = await call(h().app, 'GET', `${path}?start=${start}`, { token: a.token });
         expect(r.httpCode, `${path} start=${start}`).toBe(200);
-        expect(r.body.status, `${path} start=${start}`).toBe(1);
+        expect(r.body, `${path} start=${start}`).toEqual({
+          status: -7,
+          message: 'Data error',
+          details: `start "${start}" is past the largest offset a page may start at, 9007199254740991`,
+        });
       }
+      const last = await call(h().app, 'GET', `${path}?start=9007199254740991`, { token: a.token });
+      expect(last.body.status, `${path} start=9007199254740991`).toBe(1);
     }
+  });
+
+  it('paging: the largest start is an empty page and one past it a -7 on /campaigns, /blacklist and /campaign/:id/mo', async () => {
+    const a = await h().account();
+    const sent = await call(h().app, 'POST', '/send', { token: a.token, json: sms({}) });
+    await call(h().app, 'POST', '/blacklist', {
+      token: a.token,
+      json: { blacklist: { contacts: { gsm: [{ value: '33612345679' }] } } },
+    });
+    const reads: [string, string][] = [
+      ['/campaigns', 'campaigns'],
+      ['/blacklist', 'list'],
+      [`/campaign/${sent.body.ticket}/mo`, 'replies'],
+    ];
+    for (const [path, rows] of reads) {
+      const first = await call(h().app, 'GET', path, { token: a.token });
+      expect(first.body.status, path).toBe(1);
+      const largest = await call(h().app, 'GET', `${path}?start=9007199254740991&length=1000`, {
+        token: a.token,
+      });
+      // Past every row: an empty page, with the same totals as the first page.
+      expect(largest.body, path).toMatchObject({
+        status: 1,
+        [rows]: [],
+        totalRecords: first.body.totalRecords,
+        totalDisplayRecords: first.body.totalDisplayRecords,
+      });
+      for (const query of ['start=99999999999999999999', 'start=9007199254740992&length=10']) {
+        const past = await call(h().app, 'GET', `${path}?${query}`, { token: a.token });
+        expect(past.httpCode, `${path}?${query}`).toBe(200);
+        expect(past.body, `${path}?${query}`).toEqual({
+          status: -7,
+          message: 'Data error',
+          details: `start "${query.slice(6).split('&')[0]}" is past the largest offset a page may start at, 9007199254740991`,
+        });
+      }
+      const tooLong = await call(h().app, 'GET', `${path}?length=1001`, { token: a.token });
+      expect(tooLong.body, `${path}?length=1001`).toEqual({
+        status: -7,
+        message: 'Data error',
+        details: 'length "1001" must be a whole number from 1 to 1000',
+      });
+    }
+    expect((await call(h().app, 'GET', '/campaigns', { token: a.token })).body.totalRecords).toBe(1);
+    expect((await call(h().app, 'GET', '/blacklist', { token: a.token })).body.totalRecords).toBe(1);
   });
 
   it('sms_min and sms_max beyond any count filter as the largest count does, on both databases (no 500)', async () => {
@@ -410,22 +461,43 @@ describeEachDialect('hostile input', (h) => {
 
   // 4. Slow clients.
 
-  it('a body sent one byte at a time is cut at REQUEST_TIMEOUT_MS with a 408 envelope and the connection closed', async () => {
+  it('a body trickled one byte every 200 ms is cut at REQUEST_TIMEOUT_MS from its start, though bytes keep coming', async () => {
     const a = await h().account();
-    const port = await serve({ REQUEST_TIMEOUT_MS: 300 });
+    // The deadline is absolute: a byte every 200 ms would keep an idle timeout of 600 ms from ever firing.
+    const deadlineMs = 600;
+    const port = await serve({ REQUEST_TIMEOUT_MS: deadlineMs });
     const exchange = await open(port);
-    write(
-      exchange,
-      `POST /token HTTP/1.1\r\nHost: pigeon\r\nAuthorization: Bearer ${a.token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`,
-    );
-    const answer = parseAnswer(await within(exchange.closed, 5000, 'the 408 and the close'));
-    expect(answer.statusLine).toBe('HTTP/1.1 408 Request Timeout');
-    expect(answer.headers).toContain('connection: close');
-    expect(answer.body).toEqual({
-      status: -99,
-      message: 'Request timeout',
-      details: 'the request body did not arrive within 300 ms (REQUEST_TIMEOUT_MS)',
-    });
+    const head = `POST /token HTTP/1.1\r\nHost: pigeon\r\nAuthorization: Bearer ${a.token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n`;
+    write(exchange, `${head}{`);
+    const startedAt = Date.now();
+    // The client's behaviour, so a timer drives it: 25 bytes at most (5 s), far fewer than the 100 declared.
+    const trickle = 25;
+    let trickled = 0;
+    let answeredAt = 0;
+    const timer = setInterval(() => {
+      if (answeredAt > 0 || trickled === trickle || exchange.socket.destroyed) return clearInterval(timer);
+      trickled++;
+      write(exchange, ' ');
+    }, 200);
+    try {
+      const raw = await within(exchange.closed, 4000, 'the 408 and the close, while the body still trickles');
+      answeredAt = Date.now();
+      const answer = parseAnswer(raw);
+      expect(answer.statusLine).toBe('HTTP/1.1 408 Request Timeout');
+      expect(answer.headers).toContain('connection: close');
+      expect(answer.body).toEqual({
+        status: -99,
+        message: 'Request timeout',
+        details: `the request body did not arrive within ${deadlineMs} ms (REQUEST_TIMEOUT_MS)`,
+      });
+      // Cut while the client was still sending (an idle timeout would wait for the trickle to stop), after
+      // bytes had come in past the first 200 ms, and not before the deadline.
+      expect(trickled).toBeGreaterThanOrEqual(2);
+      expect(trickled).toBeLessThan(trickle);
+      expect(answeredAt - startedAt).toBeGreaterThanOrEqual(deadlineMs - 50);
+    } finally {
+      clearInterval(timer);
+    }
   });
 
   it('headers sent slowly are cut at HEADERS_TIMEOUT_MS with a 408 and the connection closed', async () => {

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { expect, it } from 'vitest';
 import { hashToken } from '../src/accounts/secrets.ts';
 import { zonedTime } from '../src/shared/zoned-time.ts';
@@ -209,5 +210,63 @@ describeEachDialect('tokens and authentication', (h) => {
       xml: '<token><name>child xml</name></token>',
     });
     expect(xml.body).toMatchObject({ status: '1', token_id: expect.stringMatching(/^\d+$/) });
+  });
+
+  it('a token stored with an expiry past year 9999 (before ttl was capped) still reads: its dates are clamped, it still signs in', async () => {
+    const a = await h().account();
+    // Expiries an older Pigeon could store from a huge ttl: a five-digit year, past the last JavaScript date,
+    // the largest 64-bit integer, and on SQLite (which keeps a float where an integer overflows) 1e300.
+    const expiries = [
+      String(Date.UTC(10_000, 0, 1)),
+      '8640000000000001',
+      '9223372036854775807',
+      ...(h().dialect === 'sqlite' ? ['1e300'] : []),
+    ];
+    const createdAt = h().clock.now();
+    const ids: string[] = [];
+    const tokens: string[] = [];
+    for (const expiry of expiries) {
+      const created = await call(h().app, 'POST', '/token', {
+        token: a.token,
+        json: { token: { name: `until ${expiry}`, ttl: 60 } },
+      });
+      expect(created.body.status).toBe(1);
+      await h()
+        .deps.store.db.updateTable('tokens')
+        .set({ expires_at: sql<number>`${sql.raw(expiry)}` })
+        .where('id', '=', Number(created.body.token_id))
+        .execute();
+      ids.push(created.body.token_id);
+      tokens.push(created.body.token);
+    }
+    // The last second the `Y-m-d H:i:s` form can write, in TIMEZONE; the ttl agrees with it.
+    const lastWallMs = Date.UTC(9999, 11, 31, 22, 59, 59); // 23:59:59 in Paris
+    expect(h().config.TIMEZONE).toBe('Europe/Paris');
+    const clamped = {
+      expired_at: '9999-12-31 23:59:59',
+      ttl: Math.round((lastWallMs - createdAt) / 1000),
+      is_active: 1,
+    };
+    const list = await call(h().app, 'GET', '/token', { token: a.token });
+    expect(list.httpCode).toBe(200);
+    expect(list.body.status).toBe(1);
+    for (const id of ids) {
+      expect(list.body.tokens.find((t: { api_token_id: string }) => t.api_token_id === id)).toMatchObject(
+        clamped,
+      );
+      const one = await call(h().app, 'GET', `/token/${id}`, { token: a.token });
+      expect(one.httpCode, id).toBe(200);
+      expect(one.body, id).toMatchObject({ status: 1, token: { api_token_id: id, ...clamped } });
+      const xml = await call(h().app, 'GET', `/token/${id}`, { token: a.token, accept: 'application/xml' });
+      expect(xml.body, id).toMatchObject({
+        status: '1',
+        token: { expired_at: clamped.expired_at, ttl: String(clamped.ttl) },
+      });
+    }
+    // The stored expiry itself is untouched: far in the future, the tokens still sign in.
+    h().clock.advance(366 * 24 * 3_600_000);
+    for (const token of tokens) {
+      expect((await call(h().app, 'GET', '/credits', { token })).body.status).toBe(1);
+    }
   });
 });

@@ -29,6 +29,7 @@ import { type BalanceAlert, serializeAlert } from './alert-messages.ts';
 import { alertsRepo, type NewAlertJob } from './alerts.repo.ts';
 import { createPasswordGuard, type PasswordGuardOptions } from './password-guard.ts';
 import { hashPassword, hashToken, ipAllowed, isIpOrCidr, newToken } from './secrets.ts';
+import { tokenDateClamp } from './token-dates.ts';
 
 export interface TokenRequest {
   name: string;
@@ -109,6 +110,7 @@ export function createAccountsService(deps: {
   // Whole seconds with the zone's offset, as the DLR and MO events have it; `Y-m-d H:i:s` for the reads (the
   // form the Java SDK parses).
   const { isoSecond, wallTime } = zonedTime(timezone);
+  const tokenDate = tokenDateClamp(timezone);
   const passwords = createPasswordGuard({ clock, options: deps.passwordGuard });
 
   // Tokens seen lately, by hash: a send at thousands a second should not read its token each time.
@@ -243,15 +245,18 @@ export function createAccountsService(deps: {
    */
   const tokenView = (row: NonNullable<Awaited<ReturnType<typeof tokensRepo.find>>>, now: number) => {
     const expiresAt = row.expires_at === null ? null : Number(row.expires_at);
+    // Dates shown within what `Y-m-d H:i:s` can write (token-dates.ts), the ttl agreeing with them.
+    const createdAt = tokenDate(Number(row.created_at));
+    const shownExpiry = expiresAt === null ? null : tokenDate(expiresAt);
     return {
       api_token_id: idOut(row.id),
       name: row.name,
-      created_at: wallTime(Number(row.created_at)),
-      expired_at: expiresAt === null ? null : wallTime(expiresAt),
-      ttl: expiresAt === null ? null : Math.round((expiresAt - Number(row.created_at)) / 1000),
+      created_at: wallTime(createdAt),
+      expired_at: shownExpiry === null ? null : wallTime(shownExpiry),
+      ttl: shownExpiry === null ? null : Math.round((shownExpiry - createdAt) / 1000),
       is_active: expiresAt === null || expiresAt > now ? 1 : 0,
       allowed_ips: row.allowed_ips ? (JSON.parse(row.allowed_ips) as string[]) : [],
-      last_used_at: row.last_used_at === null ? null : wallTime(Number(row.last_used_at)),
+      last_used_at: row.last_used_at === null ? null : wallTime(tokenDate(Number(row.last_used_at))),
     };
   };
 

@@ -18,10 +18,16 @@ describe('every paged read takes start and length by one set of rules', () => {
     expect(parsePage({ start: '', length: '' })).toEqual({ start: 0, length: 100 });
     expect(parsePage({ start: '0', length: '1' })).toEqual({ start: 0, length: 1 });
     expect(parsePage({ start: '250', length: '1000' })).toEqual({ start: 250, length: 1000 });
-    expect(parsePage({ start: '99999999999999999999' })).toEqual({
-      start: Number.MAX_SAFE_INTEGER,
-      length: 100,
-    });
+    expect(parsePage({ start: '9007199254740991' })).toEqual({ start: Number.MAX_SAFE_INTEGER, length: 100 });
+  });
+
+  it('a start past the largest exact whole number is a -7 naming the bound, never read rounded', () => {
+    for (const start of ['9007199254740992', '9007199254740993', '99999999999999999999', '9'.repeat(400)]) {
+      expect(refusal({ start })).toEqual({
+        status: -7,
+        details: `start "${start.length > 40 ? `${start.slice(0, 40)}…` : start}" is past the largest offset a page may start at, 9007199254740991`,
+      });
+    }
   });
 
   it('anything else is a -7 naming the field, its value and the rule', () => {
