@@ -8,11 +8,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createAlertWorker } from '../src/accounts/alert-worker.ts';
 import { createDeliveryWorker, type DeliveryWorker } from '../src/delivery/delivery-worker.ts';
 import { SimulatorTransport } from '../src/delivery/simulator/simulator-transport.ts';
 import { SmppTransport } from '../src/delivery/smpp/smpp-transport.ts';
 import type { App } from '../src/http/types.ts';
+import { closeLinkServer, createLinkServer } from '../src/links/link-server.ts';
 import { buildApi, type Running, startRuntime } from '../src/runtime.ts';
+import { openStore } from '../src/store/db.ts';
+import { dispatcherFromConfig } from '../src/webhooks/dispatch-policy.ts';
 import { pigeonBin as bin, createAccount } from './helpers/cli.ts';
 import {
   availableDialects,
@@ -24,6 +28,7 @@ import {
 import { type Family, parseExposition, sampleValue } from './helpers/prometheus-text.ts';
 import { TestSmsc } from './helpers/smsc.ts';
 import { waitFor } from './helpers/wait.ts';
+import { WebhookReceiver } from './helpers/webhook-receiver.ts';
 
 const quiet = { info() {}, warn() {}, error() {} };
 
@@ -264,6 +269,153 @@ describeEachDialect(
       );
       await waitFor(async () => (await value('pigeon_smpp_binds_up')) === 2, 'both binds up again');
     });
+
+    /** A delivery worker on the simulator, every message delivered at once; stopped after the test. */
+    async function deliver(): Promise<void> {
+      const worker = createDeliveryWorker({
+        delivery: h().deps.services.delivery,
+        transport: new SimulatorTransport({
+          dlrDelayMs: 0,
+          outcomes: [{ stat: 'DELIVRD', err: '000', weight: 1 }],
+        }),
+        clock: h().clock,
+        log: quiet,
+        options: {
+          batchSize: 50,
+          pollMs: 10,
+          validityMs: 48 * 3_600_000,
+          retryBaseMs: 0,
+          retryMaxMs: 0,
+          sweepMs: 20,
+        },
+      });
+      await worker.start();
+      stops.push(() => worker.stop());
+    }
+
+    it('webhook attempts are counted by outcome: each DLR a receiver takes with a 2xx moves outcome="success"', async () => {
+      const receiver = await new WebhookReceiver().listen();
+      stops.push(() => receiver.close());
+      const a = await h().account({ credits: 100 });
+      const hook = await call(app, 'POST', '/webhook', {
+        token: a.token,
+        json: { webhook: { type: 'DLR', url: receiver.url('/dlr') } },
+      });
+      expect(hook.body.status).toBe(1);
+      const success = (families: Map<string, Family>) =>
+        sampleValue(families, 'pigeon_webhook_deliveries_total', { outcome: 'success', role: 'all' }) ?? 0;
+      const before = success(await scrape(app));
+      const dispatcher = dispatcherFromConfig({
+        config: h().config,
+        deliveries: h().deps.services.webhookDeliveries,
+        urlGuard: h().deps.urlGuard,
+        clock: h().clock,
+        logger: h().deps.logger,
+        metrics: h().deps.ops.metrics?.webhooks,
+      });
+      dispatcher.start();
+      stops.push(() => dispatcher.stop());
+      await deliver();
+      await send(a.token, ['33612345641', '33612345642']);
+      await waitFor(
+        async () => success(await scrape(app)) === before + 2,
+        'two DLR webhooks counted as delivered',
+      );
+      expect(receiver.requests.filter((r) => r.path === '/dlr')).toHaveLength(2);
+      // The family carries only its bounded outcome words.
+      const outcomes = (await scrape(app))
+        .get('pigeon_webhook_deliveries_total')!
+        .samples.map((s) => s.labels.outcome);
+      expect(outcomes.every((o) => ['success', 'retry', 'failed'].includes(o))).toBe(true);
+    });
+
+    it('the click fold lag is the age of the oldest click not yet counted, and 0 once the fold has counted it', async () => {
+      const lag = async () => sampleValue(await scrape(app), 'pigeon_click_fold_lag_seconds');
+      // Up to date: 0, one series without a role (read from the database by the process scraped).
+      expect(await lag()).toBe(0);
+      expect((await scrape(app)).get('pigeon_click_fold_lag_seconds')!.samples[0].labels).toEqual({});
+      const a = await h().account({ credits: 100 });
+      const sent = await call(app, 'POST', '/send', {
+        token: a.token,
+        json: {
+          sms: {
+            message: { text: 'Offer <-short->', pushtype: 'alert', links: ['https://shop.example/lag'] },
+            recipients: { gsm: [{ value: '33612345651' }] },
+          },
+        },
+      });
+      expect(sent.body.status).toBe(1);
+      const link = await h()
+        .deps.store.db.selectFrom('links')
+        .select('code')
+        .where('campaign_id', '=', Number(sent.body.ticket))
+        .executeTakeFirstOrThrow();
+      // A click through the real redirect server; no click folder runs here, so it waits uncounted.
+      const server = createLinkServer(h().deps);
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      stops.push(() => closeLinkServer(server, h().deps.services.links));
+      const { port } = server.address() as { port: number };
+      const redirect = await fetch(`http://127.0.0.1:${port}/${link.code}`, {
+        redirect: 'manual',
+        headers: { 'user-agent': 'Mozilla/5.0 (Linux; Android 14) Chrome/126.0 Mobile Safari/537.36' },
+      });
+      expect(redirect.status).toBe(302);
+      h().clock.advance(30_000);
+      expect(await lag()).toBe(30);
+      expect(await h().deps.services.clickFold.foldClicks(100)).toBe(1);
+      expect(await lag()).toBe(0);
+    });
+
+    it('balance alert jobs are counted by kind and outcome: the SMS queued as sent, the e-mail without SMTP failed', async () => {
+      const jobs = (families: Map<string, Family>, kind: string, outcome: string) =>
+        sampleValue(families, 'pigeon_alert_jobs_total', { kind, outcome, role: 'all' }) ?? 0;
+      const before = await scrape(app);
+      const a = await h().account({ credits: 10 });
+      const notified = await call(app, 'PUT', '/notification/balance', {
+        token: a.token,
+        json: {
+          notification: {
+            alert_trigger: '9',
+            alert_email: '1',
+            alert_gsm: '1',
+            email: 'alerts@example.com',
+            phone_number: '33612345661',
+          },
+        },
+      });
+      expect(notified.body.status, notified.body.details).toBe(1);
+      // Ten credits, two spent: the balance crosses the trigger of 9 and the alert's two jobs are written.
+      await send(a.token, ['33612345662', '33612345663']);
+      const worker = createAlertWorker({
+        alerts: h().deps.services.balanceAlerts,
+        mailer: undefined,
+        log: quiet,
+        options: { pollMs: 10, batchSize: 10, sweepMs: 20 },
+        metrics: h().deps.ops.metrics?.alerts,
+      });
+      worker.start();
+      stops.push(() => worker.stop());
+      const after = await waitFor(async () => {
+        const families = await scrape(app);
+        return jobs(families, 'sms', 'sent') === jobs(before, 'sms', 'sent') + 1 &&
+          jobs(families, 'email', 'failed') === jobs(before, 'email', 'failed') + 1
+          ? families
+          : undefined;
+      }, 'the alert SMS queued and the e-mail failed, both counted');
+      expect(after.get('pigeon_alert_jobs_total')!.type).toBe('counter');
+    });
+
+    it('the event-loop lag series are there once the process metrics run, labelled with the role', async () => {
+      expect((await scrape(app)).has('nodejs_eventloop_lag_seconds')).toBe(false);
+      // What every running process does at start (startRuntime).
+      h().deps.ops.startProcessMetrics();
+      const families = await scrape(app);
+      for (const name of ['nodejs_eventloop_lag_seconds', 'nodejs_eventloop_lag_p99_seconds']) {
+        const value = sampleValue(families, name, { role: 'all' });
+        expect(value, name).toBeGreaterThanOrEqual(0);
+        expect(families.get(name)!.type, name).toBe('gauge');
+      }
+    });
   },
   { WEBHOOK_ALLOW_PRIVATE: 'true' },
 );
@@ -347,13 +499,15 @@ for (const dialect of availableDialects()) {
 
 describe('under the supervisor, the API process answers for every process', () => {
   const dir = mkdtempSync(join(tmpdir(), 'pigeon-metrics-'));
-  const lines: { msg?: string; apiUrl?: string; processes?: string[] }[] = [];
+  const lines: { msg?: string; apiUrl?: string; linkUrl?: string; processes?: string[] }[] = [];
   let server: ChildProcess;
   let apiUrl: string;
+  let linkUrl: string;
+  let env: NodeJS.ProcessEnv;
   let pids: Record<string, number> = {};
 
   beforeAll(async () => {
-    const env = {
+    env = {
       ...process.env,
       DATABASE_URL: join(dir, 'pigeon.db'),
       PORT: '0',
@@ -362,6 +516,8 @@ describe('under the supervisor, the API process answers for every process', () =
       PROCESSES: 'per-role',
       SIM_DLR_DELAY_MS: '0',
       LOG_LEVEL: 'info',
+      // The test's webhook receiver listens on the loopback.
+      WEBHOOK_ALLOW_PRIVATE: 'true',
     };
     server = spawn(process.execPath, [bin, 'serve'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
     createInterface({ input: server.stdout! }).on('line', (line) => {
@@ -377,6 +533,7 @@ describe('under the supervisor, the API process answers for every process', () =
       80_000,
     );
     apiUrl = ready.apiUrl!;
+    linkUrl = ready.linkUrl!;
     pids = Object.fromEntries(
       (ready.processes ?? []).map((p) => p.split(':')).map(([r, pid]) => [r, Number(pid)]),
     );
@@ -452,5 +609,95 @@ describe('under the supervisor, the API process answers for every process', () =
       async () => (await fetch(`${apiUrl}/ready`)).status === 200,
       'the delivery process to answer again',
     );
+  });
+
+  it('each series comes from the process doing the work: webhook attempts and alert jobs from role="webhooks", the click fold lag from the API\'s database read, event-loop lag from every process', async () => {
+    const receiver = await new WebhookReceiver().listen();
+    try {
+      const token = await createAccount(env, 'series@example.com', 10);
+      const api = (method: string, path: string, body: unknown) =>
+        fetch(`${apiUrl}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        }).then((r) => r.json() as Promise<{ status: number; ticket?: string; details?: string }>);
+      expect(
+        (await api('POST', '/webhook', { webhook: { type: 'DLR', url: receiver.url('/dlr') } })).status,
+      ).toBe(1);
+      const notified = await api('PUT', '/notification/balance', {
+        notification: { alert_trigger: '9', alert_email: '1', email: 'series@example.com' },
+      });
+      expect(notified.status, notified.details).toBe(1);
+      // Two credits of ten: below the trigger, so an alert job is written; delivered at once, so a DLR.
+      const sent = await api('POST', '/send', {
+        sms: {
+          message: { text: 'Offer <-short->', pushtype: 'alert', links: ['https://shop.example/series'] },
+          recipients: { gsm: [{ value: '33612000021' }, { value: '33612000022' }] },
+        },
+      });
+      expect(sent.status, sent.details).toBe(1);
+      const store = await openStore(String(env.DATABASE_URL));
+      const link = await store.db
+        .selectFrom('links')
+        .select('code')
+        .where('campaign_id', '=', Number(sent.ticket))
+        .orderBy('message_seq')
+        .executeTakeFirstOrThrow()
+        .finally(() => store.destroy());
+      const click = await fetch(`${linkUrl}/${link.code}`, {
+        redirect: 'manual',
+        headers: { 'user-agent': 'Mozilla/5.0 (Linux; Android 14) Chrome/126.0 Mobile Safari/537.36' },
+      });
+      expect(click.status).toBe(302);
+
+      const families = await waitFor(async () => {
+        const parsed = parseExposition(await (await fetch(`${apiUrl}/metrics`)).text());
+        const webhooks = sampleValue(parsed, 'pigeon_webhook_deliveries_total', {
+          role: 'webhooks',
+          outcome: 'success',
+        });
+        const alerts = sampleValue(parsed, 'pigeon_alert_jobs_total', {
+          role: 'webhooks',
+          kind: 'email',
+          outcome: 'failed',
+        });
+        return webhooks === 2 && alerts === 1 ? parsed : undefined;
+      }, 'two DLR webhooks delivered and the alert e-mail (no SMTP) counted failed, by the webhooks process');
+      expect(receiver.requests.filter((r) => r.path === '/dlr')).toHaveLength(2);
+      // Counted where the dispatcher and the alert worker run, nowhere else.
+      for (const role of ['api', 'delivery']) {
+        const counted = families
+          .get('pigeon_webhook_deliveries_total')!
+          .samples.filter((s) => s.labels.role === role);
+        expect(counted, role).toEqual([]);
+        expect(
+          families.get('pigeon_alert_jobs_total')!.samples.filter((s) => s.labels.role === role),
+          role,
+        ).toEqual([]);
+      }
+      // Read from the database by the API process that answers the scrape: one series, no role.
+      const lag = families.get('pigeon_click_fold_lag_seconds')!;
+      expect(lag.type).toBe('gauge');
+      expect(lag.samples).toHaveLength(1);
+      expect(lag.samples[0].labels).toEqual({});
+      expect(lag.samples[0].value).toBeGreaterThanOrEqual(0);
+      // The API process's click folder counts the click, and the lag is back to 0.
+      await waitFor(async () => {
+        const parsed = parseExposition(await (await fetch(`${apiUrl}/metrics`)).text());
+        const campaign = (await (
+          await fetch(`${apiUrl}/campaign/${sent.ticket}`, { headers: { authorization: `Bearer ${token}` } })
+        ).json()) as { campaign?: { clicks?: number }[] };
+        return (
+          campaign.campaign?.[0]?.clicks === 1 && sampleValue(parsed, 'pigeon_click_fold_lag_seconds') === 0
+        );
+      }, 'the click folded and the lag 0');
+      for (const role of ['api', 'delivery', 'webhooks']) {
+        for (const name of ['nodejs_eventloop_lag_seconds', 'nodejs_eventloop_lag_p99_seconds']) {
+          expect(sampleValue(families, name, { role }), `${name} ${role}`).toBeGreaterThanOrEqual(0);
+        }
+      }
+    } finally {
+      await receiver.close();
+    }
   });
 });

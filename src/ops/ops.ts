@@ -53,6 +53,12 @@ const failing = (checks: Checks) =>
     .map(([name, value]) => `${name}: ${value}`)
     .join('; ');
 
+/**
+ * prom-client writes a NaN value (the mean of prom-client's event-loop histogram before its first sample)
+ * as `Nan`; the exposition format spells it `NaN`, and a strict scraper refuses anything else.
+ */
+const spellNaN = (text: string) => text.replace(/ Nan$/gm, ' NaN');
+
 export function createOps(deps: {
   config: OpsConfig;
   log: Log;
@@ -86,6 +92,10 @@ export function createOps(deps: {
     metrics ? (metrics.registry.getMetricsAsJSON() as unknown as Promise<MetricsJson>) : Promise.resolve([]);
 
   async function metricsText(): Promise<string> {
+    return spellNaN(await exposition());
+  }
+
+  async function exposition(): Promise<string> {
     if (!metrics || !database) return '';
     const shown = await database.refresh();
     if (!supervisor) {
@@ -107,7 +117,11 @@ export function createOps(deps: {
     // Series of distinct processes differ by `role`, so aggregation never adds two together; only the
     // `omit` aggregator (process_start_time_seconds) would drop them, so each keeps its own value.
     for (const list of all)
-      for (const metric of list) if (metric.aggregator === 'omit') metric.aggregator = 'first';
+      for (const metric of list) {
+        if (metric.aggregator === 'omit') metric.aggregator = 'first';
+        // JSON carried a NaN (an empty histogram's mean) over IPC as null, which would be written +Inf.
+        for (const sample of metric.values) if (sample.value === null) sample.value = Number.NaN;
+      }
     return AggregatorRegistry.aggregate(
       all as unknown as Parameters<typeof AggregatorRegistry.aggregate>[0],
     ).metrics();
