@@ -1,9 +1,13 @@
 // Idempotency-Key on POST /send, GET /send and POST /send/lists: a retry answers the first answer without
-// sending or charging again, in one process or across two on one database.
+// sending or charging again, in one process or across two on one database (two app instances in this
+// process, and two real `pigeon serve` processes on PostgreSQL).
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { afterAll, afterEach, expect, it, vi } from 'vitest';
 import { idempotencyRepo } from '../src/idempotency/idempotency.repo.ts';
 import { createIdempotencyService } from '../src/idempotency/idempotency.service.ts';
 import { requestHash } from '../src/idempotency/request-hash.ts';
+import { pigeonBin } from './helpers/cli.ts';
 import { call, describeEachDialect, type Harness, type TestAccount } from './helpers/harness.ts';
 import { type SecondInstance, secondInstance } from './helpers/second-instance.ts';
 import { waitFor } from './helpers/wait.ts';
@@ -459,3 +463,82 @@ describeEachDialect(
   },
   { MAX_QUEUED_MESSAGES: '1' },
 );
+
+describeEachDialect('Idempotency-Key across real processes', (h) => {
+  const children: ChildProcess[] = [];
+  afterAll(async () => {
+    await Promise.all(
+      children.map((child) =>
+        child.exitCode === null && child.signalCode === null
+          ? new Promise((resolve) => {
+              child.once('exit', resolve);
+              child.kill('SIGTERM');
+            })
+          : undefined,
+      ),
+    );
+  });
+
+  /** `pigeon serve` as an API process of its own on the harness's database: answers its API's URL. */
+  function serve(): Promise<string> {
+    const child = spawn(process.execPath, [pigeonBin, 'serve'], {
+      env: {
+        ...process.env,
+        DATABASE_URL: h().databaseUrl,
+        ROLE: 'api',
+        PROCESSES: 'one',
+        HOST: '127.0.0.1',
+        PORT: '0',
+        LINK_PORT: '0',
+        LOG_LEVEL: 'info',
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    children.push(child);
+    return new Promise((resolve, reject) => {
+      createInterface({ input: child.stdout! }).on('line', (line) => {
+        try {
+          const entry = JSON.parse(line) as { msg?: string; url?: string };
+          if (entry.msg === 'API listening' && entry.url) resolve(entry.url);
+        } catch {
+          // Not a log line.
+        }
+      });
+      child.once('exit', (code) => reject(new Error(`pigeon serve exited with ${code} before listening`)));
+    });
+  }
+
+  // Several processes share PostgreSQL; SQLite is the single-process default.
+  it('two `pigeon serve` processes on one PostgreSQL schema: one key sent to both at once makes one campaign and one debit', async (ctx) => {
+    if (h().dialect !== 'postgres') ctx.skip();
+    const a = await h().account({ credits: 100 });
+    const urls = await Promise.all([serve(), serve()]);
+    expect(new Set(urls).size).toBe(2);
+    const json = JSON.stringify(body('Two processes'));
+    for (const round of [1, 2]) {
+      const key = `two-processes-${round}`;
+      // Four at once to each process, all started before any is answered.
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          fetch(`${urls[i % 2]}/send`, {
+            method: 'POST',
+            headers: {
+              authorization: `Bearer ${a.token}`,
+              'content-type': 'application/json',
+              'idempotency-key': key,
+            },
+            body: json,
+          }).then(async (r) => ({ httpCode: r.status, raw: await r.text() })),
+        ),
+      );
+      for (const r of answers) {
+        expect(r.httpCode).toBe(200);
+        expect(r.raw).toBe(answers[0].raw);
+      }
+      expect(JSON.parse(answers[0].raw)).toMatchObject({ status: 1, sent: 2, cost: 2 });
+    }
+    expect(await campaignsOf(h(), a)).toHaveLength(2);
+    expect(await debitsOf(h(), a)).toEqual([{ delta: -2 }, { delta: -2 }]);
+    expect(await credits(h(), a)).toBe(96);
+  }, 120_000);
+});
