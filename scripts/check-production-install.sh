@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Proves that a production install works: a copy of the checkout (without node_modules, data, dist or .git) in a
 # scratch directory, `npm ci --omit=dev` (no dev dependency installed), then `npm start` on free ports with a
-# temporary SQLite file. It waits until the API answers, sends nothing else, stops the server with SIGTERM and
-# requires a clean exit (code 0). Run from anywhere; CI runs it after the tests (.ci/run).
+# temporary SQLite file. It waits until GET /health and GET /ready both answer 200 (a /health that answers
+# anything else fails at once), checks the console is served, stops the server with SIGTERM and requires a
+# clean exit (code 0). Run from anywhere; CI runs it after the tests (.ci/run).
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -56,27 +57,40 @@ HOST=127.0.0.1 PORT="$api_port" LINK_PORT="$link_port" \
 server_pid=$!
 set +m
 
-# The API answers once it is up: GET /health when this version has it, else an unauthenticated GET /credits,
-# which answers the error envelope (status -1). Nothing else is sent.
+# The server is up once GET /health answers 200 and ready once GET /ready does (the database answers, every
+# migration is applied, the delivery and webhooks processes answer). Nothing else is sent. The probe exits 0
+# when both answer 200, 1 while the server is not listening yet or /ready is not 200 yet (it may wait for the
+# other processes to start), and 2 at once when /health answers anything but 200: a broken /health fails.
 probe='
 const base = `http://127.0.0.1:${process.argv[1]}`;
 const get = (path) => fetch(base + path, { signal: AbortSignal.timeout(2000) });
 (async () => {
-  const health = await get("/health");
-  if (health.status === 200) return console.log(`GET /health: ${health.status}`);
-  const r = await get("/credits");
-  const body = await r.json();
-  if (typeof body.status !== "number" || typeof body.message !== "string") throw new Error("no envelope");
-  console.log(`GET /credits: HTTP ${r.status}, status ${body.status}`);
+  let health;
+  try {
+    health = await get("/health");
+  } catch {
+    process.exit(1);
+  }
+  if (health.status !== 200) {
+    console.log(`GET /health: HTTP ${health.status} ${(await health.text()).slice(0, 200)}`);
+    process.exit(2);
+  }
+  const ready = await get("/ready");
+  const text = (await ready.text()).slice(0, 300);
+  console.log(`GET /health: HTTP 200, GET /ready: HTTP ${ready.status} ${text}`);
+  process.exit(ready.status === 200 ? 0 : 1);
 })().catch(() => process.exit(1));
 '
 deadline=$((SECONDS + 180))
+answer=""
 until answer="$(node -e "$probe" "$api_port" 2>/dev/null)"; do
-  kill -0 "$server_pid" 2>/dev/null || fail "npm start exited before the API answered"
-  ((SECONDS < deadline)) || fail "the API did not answer within 180 s"
+  code=$?
+  [[ "$code" -ne 2 ]] || fail "GET /health must answer 200: $answer"
+  kill -0 "$server_pid" 2>/dev/null || fail "npm start exited before /health and /ready answered 200"
+  ((SECONDS < deadline)) || fail "GET /health and GET /ready did not both answer 200 within 180 s (last: ${answer:-no answer})"
   sleep 0.5
 done
-echo "check-production-install: the API answers ($answer)"
+echo "check-production-install: the server is up and ready ($answer)"
 
 # The console was built by npm start with the production dependencies only: its page and script are served.
 console_probe='
