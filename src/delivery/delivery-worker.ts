@@ -102,7 +102,13 @@ export function createDeliveryWorker(deps: {
     const stored = await delivery.recordInbound(message);
     if (stored) recorded();
     if (!stored && (!message.part || message.part.seq === message.part.total)) {
-      log.warn({ from: message.from }, 'reply from a number no account wrote to; ignored');
+      log.warn(
+        // Masked (336****678): an erase cannot reach process logs, so they never hold a whole number.
+        {
+          from: message.from.length > 6 ? `${message.from.slice(0, 3)}****${message.from.slice(-3)}` : '****',
+        },
+        'reply from a number no account wrote to; ignored',
+      );
     }
   }
 
