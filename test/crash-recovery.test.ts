@@ -6,6 +6,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { build } from 'esbuild';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { appendEvents } from '../src/store/outbox.ts';
@@ -60,6 +61,31 @@ describeEachDialect(
       for (const smsc of smscs.splice(0)) await smsc.close();
       for (const r of receivers.splice(0)) await r.close();
     });
+
+    /**
+     * Freezes `child` with SIGSTOP outside a write transaction. On SQLite a process frozen inside one keeps the
+     * database's one write lock, and every other process waits for it to wake (SQLite's single writer, not
+     * Pigeon's leases, which these tests are about); so the freeze is taken again, a moment later, until a
+     * write lock can be had while the child is stopped. On PostgreSQL a stopped process holds no lock others
+     * need here.
+     */
+    async function freeze(child: ChildProcess): Promise<void> {
+      for (let tries = 0; ; tries++) {
+        child.kill('SIGSTOP');
+        if (h().dialect !== 'sqlite') return;
+        const probe = new Database(h().databaseUrl, { timeout: 0 });
+        try {
+          probe.exec('BEGIN IMMEDIATE; ROLLBACK');
+          return;
+        } catch (error) {
+          if (tries >= 50) throw error;
+        } finally {
+          probe.close();
+        }
+        child.kill('SIGCONT');
+        await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 30));
+      }
+    }
 
     function start(env: Record<string, string>): ChildProcess {
       const child = spawn(process.execPath, [bin, 'serve'], {
@@ -205,7 +231,7 @@ describeEachDialect(
     it('a worker frozen with SIGSTOP past its lease sends nothing of what another took over once it wakes up', async () => {
       const size = 200;
       const { smsc, ticket, a, termA, sentByA } = await busyHolderAndSecond(size);
-      a.kill('SIGSTOP');
+      await freeze(a);
       const frozenAt = Date.now();
       // A's answers wait in its socket; B's come at once.
       smsc.holdResponses = false;
@@ -312,7 +338,7 @@ describeEachDialect(
       const frozenTerm = (await termOf(a, 'webhook_deliveries'))!;
 
       state.hanging = false;
-      a.kill('SIGSTOP');
+      await freeze(a);
       const frozenAt = Date.now();
       await waitFor(
         async () => (await deliveriesOf(webhookId)).every((d) => d.state === 'delivered'),
