@@ -91,9 +91,12 @@ for (const dialect of availableDialects()) {
       primary.holdResponses = true;
       const atHold = primary.submits.length;
       await waitFor(() => primary.submits.length - atHold >= window, 'the primary window full');
+      const closedAt = Date.now();
       await primary.close();
       const atClose = primary.submits.length;
       await waitFor(delivered(ticket), 'every message delivered', 30_000);
+      // Within seconds: the connector stops taking work as its binds drop, and what it held moves on at once.
+      expect(Date.now() - closedAt).toBeLessThan(10_000);
 
       expect(primary.submits.length).toBe(atClose);
       // The parts queued behind the full window were withdrawn from the primary and went through the backup.
