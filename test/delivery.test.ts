@@ -7,7 +7,7 @@ import { type SmppOptions, SmppTransport } from '../src/delivery/smpp/smpp-trans
 import type { Transport } from '../src/delivery/transport.ts';
 import { nextOpening, parseSendingWindow } from '../src/sms/sending-window.ts';
 import { call, describeEachDialect, type TestAccount } from './helpers/harness.ts';
-import { TestSmsc } from './helpers/smsc.ts';
+import { TestSmsc, testSmppOptions } from './helpers/smsc.ts';
 import { waitFor } from './helpers/wait.ts';
 import { testDeliveryWorker } from './helpers/worker.ts';
 
@@ -15,20 +15,9 @@ const quiet = process.env.DEBUG_DELIVERY
   ? { info: console.log, warn: console.log, error: console.log }
   : { info() {}, warn() {}, error() {} };
 
-function smppOptions(url: string, overrides: Partial<SmppOptions> = {}): SmppOptions {
-  return {
-    url,
-    binds: 2,
-    window: 10,
-    tps: 0,
-    enquireLinkMs: 30_000,
-    responseTimeoutMs: 5_000,
-    reconnectMinMs: 20,
-    reconnectMaxMs: 100,
-    backpressureRetries: 10,
-    ...overrides,
-  };
-}
+/** The tests' SMPP options with two binds, as this file's SMSC scenarios expect. */
+const smppOptions = (url: string, overrides: Partial<SmppOptions> = {}): SmppOptions =>
+  testSmppOptions(url, { binds: 2, ...overrides });
 
 describeEachDialect('delivery', (h) => {
   const running: { worker: DeliveryWorker; smsc?: TestSmsc }[] = [];

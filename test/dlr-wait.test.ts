@@ -7,7 +7,7 @@ import { SmppTransport } from '../src/delivery/smpp/smpp-transport.ts';
 import { createDispatcher, type Dispatcher } from '../src/webhooks/dispatcher.ts';
 import { createHttpSender } from '../src/webhooks/http-sender.ts';
 import { call, describeEachDialect, type TestAccount } from './helpers/harness.ts';
-import { TestSmsc } from './helpers/smsc.ts';
+import { TestSmsc, testSmppOptions } from './helpers/smsc.ts';
 import { waitFor } from './helpers/wait.ts';
 import { WebhookReceiver } from './helpers/webhook-receiver.ts';
 import { testDeliveryWorker } from './helpers/worker.ts';
@@ -25,20 +25,7 @@ describeEachDialect(
     });
 
     async function startWorker(smsc: TestSmsc): Promise<DeliveryWorker> {
-      const transport = new SmppTransport(
-        {
-          url: smsc.url,
-          binds: 1,
-          window: 10,
-          tps: 0,
-          enquireLinkMs: 30_000,
-          responseTimeoutMs: 5_000,
-          reconnectMinMs: 20,
-          reconnectMaxMs: 100,
-          backpressureRetries: 10,
-        },
-        quiet,
-      );
+      const transport = new SmppTransport(testSmppOptions(smsc.url), quiet);
       const worker = testDeliveryWorker(h(), transport, {}, quiet);
       await worker.start();
       stops.push(async () => {

@@ -12,7 +12,7 @@ import type { App } from '../src/http/types.ts';
 import { buildApi } from '../src/runtime.ts';
 import { withAdvisoryLock } from '../src/store/db.ts';
 import { call, describeEachDialect } from './helpers/harness.ts';
-import { TestSmsc } from './helpers/smsc.ts';
+import { TestSmsc, testSmppOptions } from './helpers/smsc.ts';
 import { TcpProxy } from './helpers/tcp-proxy.ts';
 import { waitFor } from './helpers/wait.ts';
 import { testDeliveryWorker } from './helpers/worker.ts';
@@ -86,17 +86,7 @@ describeEachDialect('health and readiness', (h) => {
   it('GET /ready answers 503 while a delivery process has no SMPP bind up, and 200 once the SMSC is back', async () => {
     const smsc = await new TestSmsc().listen();
     const transport = new SmppTransport(
-      {
-        url: smsc.url,
-        binds: 1,
-        window: 10,
-        tps: 0,
-        enquireLinkMs: 30_000,
-        responseTimeoutMs: 5_000,
-        reconnectMinMs: 20,
-        reconnectMaxMs: 200,
-        backpressureRetries: 1,
-      },
+      testSmppOptions(smsc.url, { reconnectMaxMs: 200, backpressureRetries: 1 }),
       quiet,
     );
     const worker = testDeliveryWorker(h(), transport, {}, quiet);

@@ -29,6 +29,7 @@ import { type Family, parseExposition, sampleValue } from './helpers/prometheus-
 import { TestSmsc } from './helpers/smsc.ts';
 import { waitFor } from './helpers/wait.ts';
 import { WebhookReceiver } from './helpers/webhook-receiver.ts';
+import { deliveringSimulator, testDeliveryWorker } from './helpers/worker.ts';
 
 const quiet = { info() {}, warn() {}, error() {} };
 
@@ -176,23 +177,7 @@ describeEachDialect(
       const eventsBefore = waiting.samples.find((s) => s.labels.state === 'events')!.value;
       // A delivered message writes its DLR event; no dispatcher runs here to fan it out.
       await send(a.token, ['33612345621']);
-      const worker = createDeliveryWorker({
-        delivery: h().deps.services.delivery,
-        transport: new SimulatorTransport({
-          dlrDelayMs: 0,
-          outcomes: [{ stat: 'DELIVRD', err: '000', weight: 1 }],
-        }),
-        clock: h().clock,
-        log: quiet,
-        options: {
-          batchSize: 50,
-          pollMs: 10,
-          validityMs: 48 * 3_600_000,
-          retryBaseMs: 0,
-          retryMaxMs: 0,
-          sweepMs: 20,
-        },
-      });
+      const worker = testDeliveryWorker(h(), deliveringSimulator(), {}, quiet);
       await worker.start();
       stops.push(() => worker.stop());
       await waitFor(
@@ -272,23 +257,7 @@ describeEachDialect(
 
     /** A delivery worker on the simulator, every message delivered at once; stopped after the test. */
     async function deliver(): Promise<void> {
-      const worker = createDeliveryWorker({
-        delivery: h().deps.services.delivery,
-        transport: new SimulatorTransport({
-          dlrDelayMs: 0,
-          outcomes: [{ stat: 'DELIVRD', err: '000', weight: 1 }],
-        }),
-        clock: h().clock,
-        log: quiet,
-        options: {
-          batchSize: 50,
-          pollMs: 10,
-          validityMs: 48 * 3_600_000,
-          retryBaseMs: 0,
-          retryMaxMs: 0,
-          sweepMs: 20,
-        },
-      });
+      const worker = testDeliveryWorker(h(), deliveringSimulator(), {}, quiet);
       await worker.start();
       stops.push(() => worker.stop());
     }

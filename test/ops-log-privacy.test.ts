@@ -5,7 +5,7 @@ import { afterEach, expect, it } from 'vitest';
 import type { DeliveryWorker } from '../src/delivery/delivery-worker.ts';
 import { SmppTransport } from '../src/delivery/smpp/smpp-transport.ts';
 import { describeEachDialect } from './helpers/harness.ts';
-import { TestSmsc } from './helpers/smsc.ts';
+import { TestSmsc, testSmppOptions } from './helpers/smsc.ts';
 import { waitFor } from './helpers/wait.ts';
 import { testDeliveryWorker } from './helpers/worker.ts';
 
@@ -31,20 +31,7 @@ describeEachDialect('what the logs keep of a number', (h) => {
   it('a reply from a number no account wrote to is logged with the number masked, never whole', async () => {
     const smsc = await new TestSmsc().listen();
     stops.push(() => smsc.close());
-    const transport = new SmppTransport(
-      {
-        url: smsc.url,
-        binds: 1,
-        window: 10,
-        tps: 0,
-        enquireLinkMs: 30_000,
-        responseTimeoutMs: 5_000,
-        reconnectMinMs: 20,
-        reconnectMaxMs: 100,
-        backpressureRetries: 10,
-      },
-      quiet,
-    );
+    const transport = new SmppTransport(testSmppOptions(smsc.url), quiet);
     const { lines, log } = recordingLog();
     const worker: DeliveryWorker = testDeliveryWorker(h(), transport, {}, log);
     await worker.start();

@@ -3,29 +3,15 @@
 // last wrote to the number through the connector it came in on.
 import { afterEach, expect, it } from 'vitest';
 import type { DeliveryWorker } from '../src/delivery/delivery-worker.ts';
-import { type SmppOptions, SmppTransport } from '../src/delivery/smpp/smpp-transport.ts';
+import { SmppTransport } from '../src/delivery/smpp/smpp-transport.ts';
 import { pigeon } from './helpers/cli.ts';
 import { call, describeEachDialect, type Harness, type TestAccount } from './helpers/harness.ts';
-import { TestSmsc } from './helpers/smsc.ts';
+import { TestSmsc, testSmppOptions } from './helpers/smsc.ts';
 import { waitFor } from './helpers/wait.ts';
 import { testDeliveryWorker } from './helpers/worker.ts';
 
 const helpText = 'MyShop: order news by SMS. Reply STOP to opt out, help at 0800 123 456';
 const quiet = { info() {}, warn() {}, error() {} };
-
-function smppOptions(url: string): SmppOptions {
-  return {
-    url,
-    binds: 1,
-    window: 10,
-    tps: 0,
-    enquireLinkMs: 30_000,
-    responseTimeoutMs: 5_000,
-    reconnectMinMs: 20,
-    reconnectMaxMs: 100,
-    backpressureRetries: 10,
-  };
-}
 
 /** What a suite needs of its harness to send, read events and lists, and run a worker on a loopback SMSC. */
 function tools(h: () => Harness) {
@@ -48,7 +34,7 @@ function tools(h: () => Harness) {
 
   async function startSmsc() {
     const smsc = await new TestSmsc().listen();
-    const worker = testDeliveryWorker(h(), new SmppTransport(smppOptions(smsc.url), quiet));
+    const worker = testDeliveryWorker(h(), new SmppTransport(testSmppOptions(smsc.url), quiet));
     await worker.start();
     running.push({ worker, smsc });
     return smsc;

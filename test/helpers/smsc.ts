@@ -4,6 +4,7 @@
 // with the key and certificate given.
 import type { AddressInfo } from 'node:net';
 import smpp, { type Pdu, type Session } from 'smpp';
+import type { SmppOptions } from '../../src/delivery/smpp/smpp-transport.ts';
 
 export interface SubmittedPdu {
   destination: string;
@@ -285,4 +286,23 @@ export class TestSmsc {
     this.server = this.createServer();
     await this.listen(this.port);
   }
+}
+
+/**
+ * The SMPP client's options as the tests use them against a TestSmsc at `url`: one bind, a window of 10, no
+ * throughput limit, quick reconnects; `overrides` change any of them.
+ */
+export function testSmppOptions(url: string, overrides: Partial<SmppOptions> = {}): SmppOptions {
+  return {
+    url,
+    binds: 1,
+    window: 10,
+    tps: 0,
+    enquireLinkMs: 30_000,
+    responseTimeoutMs: 5_000,
+    reconnectMinMs: 20,
+    reconnectMaxMs: 100,
+    backpressureRetries: 10,
+    ...overrides,
+  };
 }
