@@ -4,11 +4,11 @@
 // each connector's submits, receipts and binds under its name.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { pigeonBin, pigeonOn } from './helpers/cli.ts';
+import { freePort } from './helpers/free-port.ts';
 import { call, describeEachDialect } from './helpers/harness.ts';
 import { parseExposition, sampleValue } from './helpers/prometheus-text.ts';
 import { TestSmsc } from './helpers/smsc.ts';
@@ -16,18 +16,6 @@ import { waitFor } from './helpers/wait.ts';
 
 /** Each `pigeon` call is a process of its own: seconds on a loaded machine. */
 const cliTestMs = 90_000;
-
-/** A port nothing listens on now, for the child's METRICS_PORT. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 describeEachDialect('operators and several connectors', (h) => {
   const children: ChildProcess[] = [];

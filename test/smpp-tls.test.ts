@@ -6,7 +6,7 @@ import { buildParts } from '../src/delivery/outbound-parts.ts';
 import { SmppTransport, type SmppTransportOptions } from '../src/delivery/smpp/smpp-transport.ts';
 import type { Receipt } from '../src/delivery/transport.ts';
 import { call, describeEachDialect } from './helpers/harness.ts';
-import { TestSmsc } from './helpers/smsc.ts';
+import { TestSmsc, testSmppOptions } from './helpers/smsc.ts';
 import { type TestCertificate, type TestCertificates, testCertificates } from './helpers/tls-certs.ts';
 import { waitFor } from './helpers/wait.ts';
 import { testDeliveryWorker } from './helpers/worker.ts';
@@ -55,20 +55,7 @@ describe('SMPP over TLS (ssmpp://)', () => {
     const { lines, log } = recordingLog();
     const receipts: Receipt[] = [];
     const transport = new SmppTransport(
-      {
-        name: 'secure',
-        url: smsc.url,
-        tls,
-        binds: 1,
-        window: 10,
-        tps: 0,
-        enquireLinkMs: 30_000,
-        responseTimeoutMs: 5_000,
-        reconnectMinMs: 20,
-        reconnectMaxMs: 100,
-        backpressureRetries: 1,
-        ...overrides,
-      },
+      testSmppOptions(smsc.url, { name: 'secure', tls, backpressureRetries: 1, ...overrides }),
       log,
     );
     cleanups.push(() => transport.stop());

@@ -2,25 +2,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildParts } from '../src/delivery/outbound-parts.ts';
 import { type SmppOptions, SmppTransport } from '../src/delivery/smpp/smpp-transport.ts';
 import type { InboundMessage, Receipt } from '../src/delivery/transport.ts';
-import { TestSmsc } from './helpers/smsc.ts';
+import { TestSmsc, testSmppOptions } from './helpers/smsc.ts';
 import { waitFor } from './helpers/wait.ts';
 
 const quiet = { info() {}, warn() {}, error() {} };
 
-function options(url: string, overrides: Partial<SmppOptions> = {}): SmppOptions {
-  return {
-    url,
-    binds: 1,
-    window: 10,
-    tps: 0,
-    enquireLinkMs: 30_000,
-    responseTimeoutMs: 5_000,
-    reconnectMinMs: 20,
-    reconnectMaxMs: 200,
-    backpressureRetries: 5,
-    ...overrides,
-  };
-}
+/** The tests' SMPP options, with this file's reconnect bound and backpressure retries. */
+const options = (url: string, overrides: Partial<SmppOptions> = {}): SmppOptions =>
+  testSmppOptions(url, { reconnectMaxMs: 200, backpressureRetries: 5, ...overrides });
 
 describe('SMPP transport against a loopback SMSC', () => {
   const receipts: Receipt[] = [];

@@ -3,7 +3,6 @@
 // and Debian's Chromium driven by playwright-core. Screenshots go to a folder of the run (CONSOLE_SCREENSHOTS
 // names another, such as docs/console).
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -12,6 +11,7 @@ import { loadConfig } from '../../src/config.ts';
 import { createDeps, type Deps } from '../../src/deps.ts';
 import { type Running, startRuntime } from '../../src/runtime.ts';
 import { chromiumMissing, chromiumPath } from './chromium.ts';
+import { freePort } from './free-port.ts';
 
 /** Flags that keep Chromium off the network it cannot reach, and quiet. */
 const chromiumArgs = [
@@ -47,18 +47,6 @@ export interface ConsoleFixture {
 }
 
 let accounts = 0;
-
-/** A port free on loopback now (the OS's pick, released at once). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 export async function startConsoleFixture(env: Record<string, string> = {}): Promise<ConsoleFixture> {
   // Chromium is installed and the console built once per run, by the global setup.
