@@ -178,19 +178,11 @@ describeEachDialect('a campaign over ssmpp://', (h) => {
     const smsc = await new TestSmsc({ tls: { key: local.key, cert: local.cert } }).listen();
     cleanups.push(() => smsc.close());
     const transport = new SmppTransport(
-      {
+      testSmppOptions(smsc.url, {
         name: 'secure',
-        url: smsc.url,
         tls: { caFile: local.certFile, checkServerName: true },
-        binds: 1,
-        window: 10,
-        tps: 0,
-        enquireLinkMs: 30_000,
-        responseTimeoutMs: 5_000,
-        reconnectMinMs: 20,
-        reconnectMaxMs: 100,
         backpressureRetries: 1,
-      },
+      }),
       recordingLog().log,
     );
     const worker = testDeliveryWorker(h(), transport);

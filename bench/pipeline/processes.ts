@@ -3,7 +3,7 @@
 // and stopped even when the bench fails half-way. Nothing is ever stopped by name.
 import { type ChildProcess, fork, type SpawnOptions, spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import type { IpcAnswer, IpcRequest, Ready } from './ipc.ts';
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -168,16 +168,7 @@ export class Helper extends Group {
 }
 
 /** A port free on 127.0.0.1 right now (the kernel's choice), for a process that cannot listen on port 0. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from '../../test/helpers/free-port.ts';
 
 /** Does something accept TCP connections on 127.0.0.1:`port`? */
 export function portOpen(port: number): Promise<boolean> {
