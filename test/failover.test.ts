@@ -7,11 +7,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeliveryWorker } from '../src/delivery/delivery-worker.ts';
 import type { RouterTransport } from '../src/delivery/routing/router-transport.ts';
-import { createTransport } from '../src/delivery/transports.ts';
 import { availableDialects, call, createHarness, type Harness, type TestAccount } from './helpers/harness.ts';
 import { TestSmsc } from './helpers/smsc.ts';
 import { waitFor } from './helpers/wait.ts';
-import { testDeliveryWorker } from './helpers/worker.ts';
+import { startRoutedWorker } from './helpers/worker.ts';
 
 /** What the router warned of: a part moved off a connector that went down before writing it. */
 const warnings: string[] = [];
@@ -44,10 +43,7 @@ for (const dialect of availableDialects()) {
       );
       h = await createHarness(dialect, { CONNECTORS_FILE: file });
       account = await h.account({ credits: 100_000 });
-      transport = createTransport(h.config, log, undefined, h.deps.routing);
-      worker = testDeliveryWorker(h, transport, { batchSize: 100 });
-      await worker.start();
-      await waitFor(() => transport.connectors.every((c) => c.transport.ready()), 'both connectors bound');
+      ({ transport, worker } = await startRoutedWorker(h, log, { batchSize: 100 }));
     });
 
     afterAll(async () => {

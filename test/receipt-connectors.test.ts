@@ -7,12 +7,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeliveryWorker } from '../src/delivery/delivery-worker.ts';
 import type { RouterTransport } from '../src/delivery/routing/router-transport.ts';
-import { createTransport } from '../src/delivery/transports.ts';
 import { deliverySessions, sendReceipt } from './helpers/carriers-smsc.ts';
 import { availableDialects, call, createHarness, type Harness, type TestAccount } from './helpers/harness.ts';
 import { TestSmsc } from './helpers/smsc.ts';
 import { waitFor } from './helpers/wait.ts';
-import { testDeliveryWorker } from './helpers/worker.ts';
+import { startRoutedWorker } from './helpers/worker.ts';
 
 const quiet = { info() {}, warn() {}, error() {} };
 
@@ -51,10 +50,7 @@ routes:
       );
       h = await createHarness(dialect, { CONNECTORS_FILE: file });
       account = await h.account({ credits: 1_000 });
-      transport = createTransport(h.config, quiet, undefined, h.deps.routing);
-      worker = testDeliveryWorker(h, transport);
-      await worker.start();
-      await waitFor(() => transport.connectors.every((c) => c.transport.ready()), 'every connector bound');
+      ({ transport, worker } = await startRoutedWorker(h, quiet));
     });
 
     afterAll(async () => {

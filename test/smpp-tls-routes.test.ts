@@ -6,12 +6,11 @@ import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeliveryWorker } from '../src/delivery/delivery-worker.ts';
-import { createTransport } from '../src/delivery/transports.ts';
 import { availableDialects, call, createHarness, type Harness } from './helpers/harness.ts';
 import { TestSmsc } from './helpers/smsc.ts';
 import { type TestCertificates, testCertificates } from './helpers/tls-certs.ts';
 import { waitFor } from './helpers/wait.ts';
-import { testDeliveryWorker } from './helpers/worker.ts';
+import { startRoutedWorker } from './helpers/worker.ts';
 
 const quiet = { info() {}, warn() {}, error() {} };
 
@@ -51,10 +50,7 @@ routes:
 `,
       );
       h = await createHarness(dialect, { CONNECTORS_FILE: file });
-      const transport = createTransport(h.config, quiet, undefined, h.deps.routing);
-      worker = testDeliveryWorker(h, transport);
-      await worker.start();
-      await waitFor(() => transport.connectors.every((c) => c.transport.ready()), 'both connectors bound');
+      ({ worker } = await startRoutedWorker(h, quiet));
     });
 
     afterAll(async () => {

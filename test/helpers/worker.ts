@@ -1,8 +1,11 @@
 // The delivery worker as the tests run it: fast polls and sweeps, retries at once, on the harness's clock.
 import { createDeliveryWorker, type WorkerOptions } from '../../src/delivery/delivery-worker.ts';
+import type { RouterTransport } from '../../src/delivery/routing/router-transport.ts';
 import { SimulatorTransport } from '../../src/delivery/simulator/simulator-transport.ts';
 import type { Transport } from '../../src/delivery/transport.ts';
+import { createTransport } from '../../src/delivery/transports.ts';
 import type { Harness } from './harness.ts';
+import { waitFor } from './wait.ts';
 
 const silent = { info() {}, warn() {}, error() {} };
 
@@ -32,4 +35,20 @@ export function testDeliveryWorker(
       ...options,
     },
   });
+}
+
+/**
+ * A delivery worker through the harness's CONNECTORS_FILE routes, started, once every connector is bound;
+ * its router transport, to watch or stop connectors.
+ */
+export async function startRoutedWorker(
+  h: Harness,
+  log: Parameters<typeof createDeliveryWorker>[0]['log'] = silent,
+  options: Partial<WorkerOptions> = {},
+): Promise<{ transport: RouterTransport; worker: ReturnType<typeof createDeliveryWorker> }> {
+  const transport = createTransport(h.config, log, undefined, h.deps.routing);
+  const worker = testDeliveryWorker(h, transport, options);
+  await worker.start();
+  await waitFor(() => transport.connectors.every((c) => c.transport.ready()), 'every connector bound');
+  return { transport, worker };
 }
