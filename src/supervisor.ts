@@ -8,7 +8,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import type { Logger } from 'pino';
 import { type Config, durationMs } from './config.ts';
 import { createOpsRelay, isOpsAnswer, isOpsAsk, type RelayPeer } from './ops/supervision.ts';
-import { isNudgeMessage } from './shared/nudges.ts';
+import { isListenMessage, isNudgeMessage, type NudgeMessage, type NudgeTopic } from './shared/nudges.ts';
 import { openStore } from './store/db.ts';
 import { migrate } from './store/migrate.ts';
 
@@ -50,6 +50,8 @@ interface Child {
   ready: boolean;
   /** Whether it has served once: one that fails to start the first time stops the server. */
   served: boolean;
+  /** The nudge topics its process listens to (told by the process itself once it listens). */
+  listens: Set<NudgeTopic>;
 }
 
 export async function supervise(config: Config, logger: Logger): Promise<void> {
@@ -64,8 +66,16 @@ export async function supervise(config: Config, logger: Logger): Promise<void> {
   let stopping = false;
   let urls: { apiUrl?: string; linkUrl?: string; metricsUrl?: string } = {};
   const children = supervisedRoles.map(
-    (role): Child => ({ role, startedAt: 0, delayMs: 0, ready: false, served: false }),
+    (role): Child => ({
+      role,
+      startedAt: 0,
+      delayMs: 0,
+      ready: false,
+      served: false,
+      listens: new Set(),
+    }),
   );
+  const relayNudge = nudgeRelay();
   // The API process answers /metrics and /ready for all: the relay asks the others for it.
   const relay = createOpsRelay();
   const peers = new Map<Child, RelayPeer>(
@@ -87,6 +97,7 @@ export async function supervise(config: Config, logger: Logger): Promise<void> {
   const start = (child: Child) => {
     child.startedAt = Date.now();
     child.ready = false;
+    child.listens = new Set();
     const proc = fork(process.argv[1], ['serve'], {
       env: {
         ...process.env,
@@ -105,7 +116,9 @@ export async function supervise(config: Config, logger: Logger): Promise<void> {
     proc.on('message', (message: unknown) => {
       if (isNudgeMessage(message)) {
         for (const other of children)
-          if (other !== child && other.process?.connected) other.process.send(message);
+          if (other !== child && other.listens.has(message.topic)) relayNudge(other, message.topic);
+      } else if (isListenMessage(message)) {
+        child.listens.add(message.topic);
       } else if (isOpsAsk(message)) {
         void relay.ask(peers.get(child)!, [...peers.values()], message);
       } else if (isOpsAnswer(message)) {
@@ -185,4 +198,31 @@ export async function supervise(config: Config, logger: Logger): Promise<void> {
   }
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
+}
+
+/**
+ * Passes nudges on to the processes that listen to their topic: at most one per process and topic per turn,
+ * however many came in during it (one process's nudges come one per turn, but several processes send them).
+ */
+function nudgeRelay(): (to: Child, topic: NudgeTopic) => void {
+  const pending = new Map<Child, Set<NudgeTopic>>();
+  let scheduled = false;
+  const flush = () => {
+    scheduled = false;
+    for (const [child, topics] of pending) {
+      for (const topic of topics) {
+        if (child.process?.connected) child.process.send({ pigeon: 'nudge', topic } satisfies NudgeMessage);
+      }
+    }
+    pending.clear();
+  };
+  return (to, topic) => {
+    const topics = pending.get(to);
+    if (topics) topics.add(topic);
+    else pending.set(to, new Set([topic]));
+    if (!scheduled) {
+      scheduled = true;
+      setImmediate(flush);
+    }
+  };
 }
