@@ -3,7 +3,7 @@ import { type ExpressionBuilder, type Selectable, sql } from 'kysely';
 import type { Page } from '../shared/paging.ts';
 import { contains } from '../store/contains.ts';
 import type { Executor } from '../store/db.ts';
-import { runPrepared, slot } from '../store/prepared.ts';
+import { padToShape, runPrepared, slot, slots } from '../store/prepared.ts';
 import type { CampaignsTable, Database } from '../store/schema.ts';
 
 export type NewCampaign = Omit<Selectable<CampaignsTable>, 'id'>;
@@ -275,10 +275,12 @@ export const filtersRepo = {
 
   /** Which of `numbers` (at most 2 × filterChunk bound values) are in the account's blacklist or NPAI list. */
   listed(db: Executor, accountId: number, numbers: readonly string[]) {
-    const numberSlots = numbers.map((_, i) => slot(i + 1));
+    const list = [...numbers];
+    const size = padToShape(list, 1);
+    const numberSlots = slots(1, size);
     return runPrepared<{ number: string; list: string }>(
       db,
-      `filters.listed.${numbers.length}`,
+      `filters.listed.${size}`,
       (ex) =>
         ex
           .selectFrom('blacklist')
@@ -292,7 +294,7 @@ export const filtersRepo = {
               .where('account_id', '=', slot(0) as never)
               .where('number', 'in', numberSlots),
           ),
-      [accountId, ...numbers],
+      [accountId, ...list],
     );
   },
 };

@@ -7,7 +7,7 @@ import { insertRows } from '../store/bulk-insert.ts';
 import { contains } from '../store/contains.ts';
 import type { DialectName, Executor } from '../store/db.ts';
 import { claimsOf, leaseQueue } from '../store/lease-queue.ts';
-import { runPrepared, slot } from '../store/prepared.ts';
+import { padToShape, runPrepared, shapedChunks, slot, slots } from '../store/prepared.ts';
 import { deleteAged } from '../store/purge.ts';
 import type {
   MessagePartsTable,
@@ -346,9 +346,7 @@ export const deliveryRepo = {
     const marked = new Set<number>();
     for (let start = 0; start < submitted.length; start += maxSubmittedRows) {
       const rows = submitted.slice(start, start + maxSubmittedRows);
-      let size = 8;
-      while (size < rows.length) size *= 2;
-      while (rows.length < size) rows.push(rows[rows.length - 1]);
+      padToShape(rows);
       const values = sql.join(
         rows.map((r, i) =>
           i === 0
@@ -413,11 +411,8 @@ export const deliveryRepo = {
    */
   async findOpenParts(db: Executor, smscIds: string[]): Promise<(OpenPart & { smsc_id: string })[]> {
     const found: (OpenPart & { smsc_id: string })[] = [];
-    for (let start = 0; start < smscIds.length; start += maxLookupIds) {
-      const ids = smscIds.slice(start, start + maxLookupIds);
-      let size = 8;
-      while (size < ids.length) size *= 2;
-      while (ids.length < size) ids.push(ids[ids.length - 1]);
+    for (const ids of shapedChunks(smscIds, maxLookupIds)) {
+      const size = ids.length;
       const rows = await runPrepared<OpenPart & { smsc_id: string }>(
         db,
         `delivery.findOpenParts.${size}`,
@@ -440,46 +435,61 @@ export const deliveryRepo = {
   },
 
   async updatePart(db: Executor, id: number, stat: string, dlrStatus: number, now: number): Promise<void> {
-    await runPrepared(
-      db,
-      'delivery.updatePart',
-      (q) =>
-        q
-          .updateTable('message_parts')
-          .set({
-            stat: slot(1),
-            dlr_status: slot(2) as unknown as number,
-            updated_at: slot(3) as unknown as number,
-          })
-          .where('id', '=', slot(0) as unknown as number),
-      [id, stat, dlrStatus, now],
-    );
+    await deliveryRepo.updateParts(db, [id], stat, dlrStatus, now);
   },
 
-  /** The receipts of several parts with the same stat and status, in one statement. */
+  /** The receipts of several parts with the same stat and status, in one statement per chunk. */
   async updateParts(db: Executor, ids: readonly number[], stat: string, dlrStatus: number, now: number) {
-    await db
-      .updateTable('message_parts')
-      .set({ stat, dlr_status: dlrStatus, updated_at: now })
-      .where('id', 'in', ids)
-      .execute();
+    for (const chunk of shapedChunks(ids, maxLookupIds)) {
+      const size = chunk.length;
+      await runPrepared(
+        db,
+        `delivery.updateParts.${size}`,
+        (q) =>
+          q
+            .updateTable('message_parts')
+            .set({
+              stat: slot(0),
+              dlr_status: slot(1) as unknown as number,
+              updated_at: slot(2) as unknown as number,
+            })
+            .where('id', 'in', slots(3, size)),
+        [stat, dlrStatus, now, ...chunk],
+      );
+    }
   },
 
   /** `finalize` for several messages at once; returns the ids that changed (those not final before). */
   async finalizeMany(db: Executor, ids: readonly number[], state: string, dlrStatus: number, now: number) {
-    const rows = await db
-      .updateTable('messages')
-      .set({ state, dlr_status: dlrStatus, error: null, updated_at: now })
-      .where('id', 'in', ids)
-      .where((eb) =>
-        eb.or([
-          eb('state', 'in', ['submitted', 'sending']),
-          eb.and([eb('state', '=', 'expired'), eb('error', '=', receiptTimeoutError)]),
-        ]),
-      )
-      .returning('id')
-      .execute();
-    return rows.map((r) => r.id);
+    const changed: number[] = [];
+    for (const chunk of shapedChunks(ids, maxLookupIds)) {
+      const size = chunk.length;
+      const rows = await runPrepared<{ id: number }>(
+        db,
+        `delivery.finalizeMany.${size}`,
+        (q) =>
+          q
+            .updateTable('messages')
+            .set({
+              state: slot(0),
+              dlr_status: slot(1) as unknown as number,
+              // Written into the statement: a prepared statement binds slots only.
+              error: sql<null>`null`,
+              updated_at: slot(2) as unknown as number,
+            })
+            .where('id', 'in', slots(7, size))
+            .where((eb) =>
+              eb.or([
+                eb('state', 'in', [slot(3), slot(4)]),
+                eb.and([eb('state', '=', slot(5)), eb('error', '=', slot(6))]),
+              ]),
+            )
+            .returning('id'),
+        [state, dlrStatus, now, 'submitted', 'sending', 'expired', receiptTimeoutError, ...chunk],
+      );
+      for (const row of rows) changed.push(row.id);
+    }
+    return changed;
   },
 
   partsOf(db: Executor, messageId: number) {
@@ -496,30 +506,7 @@ export const deliveryRepo = {
    * receipt (`closeUnreceipted`), which its real receipt replaces. Returns whether it changed.
    */
   async finalize(db: Executor, id: number, state: string, dlrStatus: number, now: number): Promise<boolean> {
-    const rows = await runPrepared<{ id: number }>(
-      db,
-      'delivery.finalize',
-      (q) =>
-        q
-          .updateTable('messages')
-          .set({
-            state: slot(1),
-            dlr_status: slot(2) as unknown as number,
-            // Written into the statement: a prepared statement binds slots only.
-            error: sql<null>`null`,
-            updated_at: slot(3) as unknown as number,
-          })
-          .where('id', '=', slot(0) as unknown as number)
-          .where((eb) =>
-            eb.or([
-              eb('state', 'in', [slot(4), slot(5)]),
-              eb.and([eb('state', '=', slot(6)), eb('error', '=', slot(7))]),
-            ]),
-          )
-          .returning('id'),
-      [id, state, dlrStatus, now, 'submitted', 'sending', 'expired', receiptTimeoutError],
-    );
-    return rows.length > 0;
+    return (await deliveryRepo.finalizeMany(db, [id], state, dlrStatus, now)).length > 0;
   },
 
   /**

@@ -9,7 +9,9 @@ import type { Database } from './schema.ts';
 
 /**
  * Inserts `rows` in batches of `batchRows`, each row given as its values in `columns` order. Keep
- * batchRows × columns under 32,766 (SQLite's bound-parameter limit; PostgreSQL allows 65,535).
+ * batchRows × columns under 32,766 (SQLite's bound-parameter limit; PostgreSQL allows 65,535). What is left
+ * after the full batches goes in batches of powers of two (77 rows: 64, 8, 4 and 1), so that the statements of
+ * every row count take a handful of shapes, each compiled and prepared once, not one shape per count.
  */
 export async function insertRows<T extends keyof Database>(
   db: Executor,
@@ -18,8 +20,9 @@ export async function insertRows<T extends keyof Database>(
   rows: readonly unknown[][],
   batchRows: number,
 ): Promise<void> {
-  for (let start = 0; start < rows.length; start += batchRows) {
-    const end = Math.min(rows.length, start + batchRows);
+  for (let start = 0; start < rows.length; ) {
+    const left = rows.length - start;
+    const end = start + (left >= batchRows ? batchRows : 2 ** Math.floor(Math.log2(left)));
     const params: unknown[] = new Array((end - start) * columns.length);
     let at = 0;
     for (let r = start; r < end; r++) {
@@ -27,6 +30,7 @@ export async function insertRows<T extends keyof Database>(
       for (let c = 0; c < columns.length; c++) params[at++] = row[c];
     }
     await insertBatch(db, table, columns, end - start, params);
+    start = end;
   }
 }
 

@@ -10,7 +10,7 @@
 // leased) is released when its own `lease_until` has passed.
 import { type Selectable, sql } from 'kysely';
 import type { DialectName, Executor } from './db.ts';
-import { executePrepared, runPrepared, slot } from './prepared.ts';
+import { executePrepared, padToShape, runPrepared, slot, slots } from './prepared.ts';
 import type { Database } from './schema.ts';
 
 /** The tables worked as leased queues: each has id, state, attempts, lease_until, updated_at and a due time. */
@@ -41,7 +41,6 @@ export interface Except<T extends LeasedTable> {
 
 /** A slot typed as whatever the column it stands for takes. */
 const as = (i: number) => slot(i) as never;
-const slots = (from: number, count: number) => Array.from({ length: count }, (_, i) => as(from + i));
 
 export function leaseQueue<T extends LeasedTable>(spec: LeaseQueueSpec<T>) {
   const { table, waiting, leased, dueColumn, leaseCountsAttempt } = spec;
@@ -181,14 +180,16 @@ export function leaseQueue<T extends LeasedTable>(spec: LeaseQueueSpec<T>) {
     ): Promise<Pick<Row<T>, C>[]> {
       const args = leaseArgs(at);
       const from = args.length;
+      const list = [...ids];
+      const size = padToShape(list);
       return runPrepared(
         db,
-        `${table}.lease:${columns.join(',')}:${ids.length}`,
+        `${table}.lease:${columns.join(',')}:${size}`,
         (q) =>
           leaseRows(q, columns)
-            .where('id', 'in', slots(from + 1, ids.length))
+            .where('id', 'in', slots(from + 1, size))
             .where('state', '=', as(from)),
-        [...args, waiting, ...ids],
+        [...args, waiting, ...list],
       );
     },
 

@@ -1,6 +1,6 @@
 import { DummyDriver, Kysely, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { bindPrepared, slot } from './prepared.ts';
+import { bindPrepared, padToShape, slot } from './prepared.ts';
 import type { Database } from './schema.ts';
 
 const db = new Kysely<Database>({
@@ -72,5 +72,21 @@ describe('prepared statements bind values exactly where the builder put them', (
         [1, 2],
       ),
     ).toThrow(/argument 1 is not bound/);
+  });
+});
+
+describe('list lengths padded to a few statement shapes', () => {
+  it('pads to the next power of two, at least the minimum, by repeating the last value', () => {
+    const ids = [5, 6, 7];
+    expect(padToShape(ids)).toBe(8);
+    expect(ids).toEqual([5, 6, 7, 7, 7, 7, 7, 7]);
+    const one = ['a'];
+    expect(padToShape(one, 1)).toBe(1);
+    expect(one).toEqual(['a']);
+    const many = Array.from({ length: 129 }, (_, i) => i);
+    expect(padToShape(many, 1)).toBe(256);
+    expect(many).toHaveLength(256);
+    expect(many.slice(129).every((v) => v === 128)).toBe(true);
+    expect(new Set(many).size).toBe(129);
   });
 });

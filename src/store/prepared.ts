@@ -100,6 +100,35 @@ export function bindPrepared(
   return { sql: compiled.sql, query: compiled.query, queryId: compiled.queryId, parameters: values };
 }
 
+/** Slots `from` … `from + count - 1`, for a list of values; typed to stand for any column's value. */
+export const slots = (from: number, count: number): never[] =>
+  Array.from({ length: count }, (_, i) => slot(from + i) as never);
+
+/**
+ * Pads `values` in place to a power of two, at least `min`, by repeating its last value, and returns that length.
+ * For an `in (…)` list, or a VALUES list joined on a key, where a repeat changes nothing: statements keyed by
+ * their list's length then take a handful of shapes instead of one per length, each compiled (and prepared by
+ * the database) once.
+ */
+export function padToShape<T>(values: T[], min = 8): number {
+  let size = min;
+  while (size < values.length) size *= 2;
+  const last = values[values.length - 1];
+  while (values.length < size) values.push(last);
+  return size;
+}
+
+/** `values` cut into chunks of at most `max`, each padded by `padToShape` (its length is its shape's). */
+export function shapedChunks<T>(values: readonly T[], max: number, min = 8): T[][] {
+  const out: T[][] = [];
+  for (let start = 0; start < values.length; start += max) {
+    const chunk = values.slice(start, start + max);
+    padToShape(chunk, min);
+    out.push(chunk);
+  }
+  return out;
+}
+
 /** Runs the statement of `bindPrepared` and answers the whole result (insertId, affected rows). */
 export function executePrepared<R>(
   db: Executor,

@@ -5,7 +5,7 @@ import { type Selectable, sql } from 'kysely';
 import { insertRows } from '../store/bulk-insert.ts';
 import type { DialectName, Executor } from '../store/db.ts';
 import { leaseQueue } from '../store/lease-queue.ts';
-import { runPrepared, slot } from '../store/prepared.ts';
+import { executePrepared, padToShape, runPrepared, shapedChunks, slot, slots } from '../store/prepared.ts';
 import type {
   EventsTable,
   WebhookAttemptsTable,
@@ -70,7 +70,6 @@ const attemptColumns = [
 
 /** A slot typed as the column it stands for. */
 const as = <T = never>(i: number) => slot(i) as unknown as T;
-const slots = (from: number, count: number) => Array.from({ length: count }, (_, i) => as<number>(from + i));
 
 function chunks<T>(items: T[], size = batchRows): T[][] {
   const out: T[][] = [];
@@ -101,55 +100,75 @@ export const webhookDeliveriesRepo = {
 
   /** One pending delivery per event and live webhook of the event's account and type; returns how many. */
   async insertFanOut(db: Executor, eventIds: number[], now: number): Promise<number> {
-    const result = await db
-      .insertInto('webhook_deliveries')
-      .columns([
-        'webhook_id',
-        'account_id',
-        'event_id',
-        'event_type',
-        'payload',
-        'state',
-        'attempts',
-        'next_attempt_at',
-        'lease_until',
-        'created_at',
-        'updated_at',
-      ])
-      .expression((eb) =>
-        eb
-          .selectFrom('events')
-          .innerJoin('webhooks', (join) =>
-            join
-              .onRef('webhooks.account_id', '=', 'events.account_id')
-              .onRef('webhooks.type', '=', 'events.type'),
-          )
-          .where('events.id', 'in', eventIds)
-          .where('webhooks.status', '=', 'live')
-          .select([
-            'webhooks.id',
-            'events.account_id',
-            'events.id',
-            'events.type',
-            // Typed casts: PostgreSQL cannot infer a bare parameter's type in a select list.
-            sql<null>`cast(null as text)`.as('payload'),
-            sql<string>`cast('pending' as text)`.as('state'),
-            sql<number>`cast(0 as integer)`.as('attempts'),
-            sql<number>`cast(${now} as bigint)`.as('next_attempt_at'),
-            sql<null>`cast(null as bigint)`.as('lease_until'),
-            sql<number>`cast(${now} as bigint)`.as('created_at'),
-            sql<number>`cast(${now} as bigint)`.as('updated_at'),
-          ])
-          .orderBy('events.id')
-          .orderBy('webhooks.id'),
-      )
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0);
+    let inserted = 0;
+    for (const chunk of shapedChunks(eventIds, batchRows)) {
+      const size = chunk.length;
+      const result = await executePrepared(
+        db,
+        `webhooks.insertFanOut:${size}`,
+        (q) =>
+          q
+            .insertInto('webhook_deliveries')
+            .columns([
+              'webhook_id',
+              'account_id',
+              'event_id',
+              'event_type',
+              'payload',
+              'state',
+              'attempts',
+              'next_attempt_at',
+              'lease_until',
+              'created_at',
+              'updated_at',
+            ])
+            .expression((eb) =>
+              eb
+                .selectFrom('events')
+                .innerJoin('webhooks', (join) =>
+                  join
+                    .onRef('webhooks.account_id', '=', 'events.account_id')
+                    .onRef('webhooks.type', '=', 'events.type'),
+                )
+                .where('events.id', 'in', slots(3, size))
+                .where('webhooks.status', '=', as(0))
+                .select([
+                  'webhooks.id',
+                  'events.account_id',
+                  'events.id',
+                  'events.type',
+                  // Typed casts: PostgreSQL cannot infer a bare parameter's type in a select list.
+                  sql<null>`cast(null as text)`.as('payload'),
+                  sql<string>`cast(${slot(1)} as text)`.as('state'),
+                  sql<number>`cast(0 as integer)`.as('attempts'),
+                  sql<number>`cast(${slot(2)} as bigint)`.as('next_attempt_at'),
+                  sql<null>`cast(null as bigint)`.as('lease_until'),
+                  sql<number>`cast(${slot(2)} as bigint)`.as('created_at'),
+                  sql<number>`cast(${slot(2)} as bigint)`.as('updated_at'),
+                ])
+                .orderBy('events.id')
+                .orderBy('webhooks.id'),
+            ),
+        ['live', 'pending', now, ...chunk],
+      );
+      inserted += Number(result.numAffectedRows ?? 0);
+    }
+    return inserted;
   },
 
   async markFannedOut(db: Executor, eventIds: number[]): Promise<void> {
-    for (const chunk of chunks(eventIds)) {
-      await db.updateTable('events').set({ fanned_out: 1 }).where('id', 'in', chunk).execute();
+    for (const chunk of shapedChunks(eventIds, batchRows)) {
+      const size = chunk.length;
+      await executePrepared(
+        db,
+        `webhooks.markFannedOut:${size}`,
+        (q) =>
+          q
+            .updateTable('events')
+            .set({ fanned_out: as(0) })
+            .where('id', 'in', slots(1, size)),
+        [1, ...chunk],
+      );
     }
   },
 
@@ -173,25 +192,28 @@ export const webhookDeliveriesRepo = {
   },
 
   webhooksForSending(db: Executor, ids: number[]) {
+    const list = [...ids];
+    const size = padToShape(list, 1);
     return runPrepared<SendingWebhook>(
       db,
-      `webhooks.forSending:${ids.length}`,
+      `webhooks.forSending:${size}`,
       (q) =>
         q
           .selectFrom('webhooks')
           .select(['id', 'url', 'secret', 'signature', 'status'])
-          .where('id', 'in', slots(0, ids.length)),
-      ids,
+          .where('id', 'in', slots(0, size)),
+      list,
     );
   },
 
   async eventPayloads(db: Executor, ids: number[]): Promise<EventPayload[]> {
     const out: EventPayload[] = [];
-    for (const chunk of chunks(ids)) {
+    for (const chunk of shapedChunks(ids, batchRows)) {
+      const size = chunk.length;
       const rows = await runPrepared<EventPayload>(
         db,
-        `webhooks.payloads:${chunk.length}`,
-        (q) => q.selectFrom('events').select(['id', 'payload']).where('id', 'in', slots(0, chunk.length)),
+        `webhooks.payloads:${size}`,
+        (q) => q.selectFrom('events').select(['id', 'payload']).where('id', 'in', slots(0, size)),
         chunk,
       );
       out.push(...rows);
@@ -205,10 +227,11 @@ export const webhookDeliveriesRepo = {
    */
   async markDelivered(db: Executor, ids: number[], owner: number, now: number): Promise<number[]> {
     const done: number[] = [];
-    for (const chunk of chunks(ids)) {
+    for (const chunk of shapedChunks(ids, batchRows)) {
+      const size = chunk.length;
       const rows = await runPrepared<{ id: number }>(
         db,
-        `webhooks.delivered:${chunk.length}`,
+        `webhooks.delivered:${size}`,
         (q) =>
           q
             .updateTable('webhook_deliveries')
@@ -219,7 +242,7 @@ export const webhookDeliveriesRepo = {
               lease_owner: sql<null>`null`,
               updated_at: as(2),
             }))
-            .where('id', 'in', slots(5, chunk.length))
+            .where('id', 'in', slots(5, size))
             .where('state', '=', as(3))
             .where('lease_owner', '=', as(4))
             .returning('id'),
