@@ -3,7 +3,7 @@ import { type ExpressionBuilder, type Selectable, sql } from 'kysely';
 import type { Page } from '../shared/paging.ts';
 import { contains } from '../store/contains.ts';
 import type { Executor } from '../store/db.ts';
-import { padToShape, runPrepared, slot, slots } from '../store/prepared.ts';
+import { padToShape, runPrepared, shapedChunks, slot, slots } from '../store/prepared.ts';
 import type { CampaignsTable, Database } from '../store/schema.ts';
 
 export type NewCampaign = Omit<Selectable<CampaignsTable>, 'id'>;
@@ -240,8 +240,22 @@ export const campaignsRepo = {
   },
 
   /** Sender and pushtype of campaigns, for the delivery worker (not scoped: the worker serves every account). */
-  sendingOptions(db: Executor, ids: readonly number[]) {
-    return db.selectFrom('campaigns').select(['id', 'sender', 'pushtype']).where('id', 'in', ids).execute();
+  async sendingOptions(db: Executor, ids: readonly number[]) {
+    const found: Pick<Selectable<CampaignsTable>, 'id' | 'sender' | 'pushtype'>[] = [];
+    for (const chunk of shapedChunks(ids, 512, 1)) {
+      const rows = await runPrepared<(typeof found)[number]>(
+        db,
+        `campaigns.sendingOptions.${chunk.length}`,
+        (q) =>
+          q
+            .selectFrom('campaigns')
+            .select(['id', 'sender', 'pushtype'])
+            .where('id', 'in', slots(0, chunk.length)),
+        chunk,
+      );
+      found.push(...rows);
+    }
+    return found;
   },
 
   /** The owner of a campaign, for operator commands that are given only a ticket. */

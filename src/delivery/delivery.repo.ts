@@ -7,7 +7,7 @@ import { insertRows } from '../store/bulk-insert.ts';
 import { contains } from '../store/contains.ts';
 import type { DialectName, Executor } from '../store/db.ts';
 import { claimsOf, leaseQueue } from '../store/lease-queue.ts';
-import { padToShape, runPrepared, shapedChunks, slot, slots } from '../store/prepared.ts';
+import { runPrepared, shapedChunks, slot, slots } from '../store/prepared.ts';
 import { deleteAged } from '../store/purge.ts';
 import type {
   MessagePartsTable,
@@ -344,24 +344,34 @@ export const deliveryRepo = {
     now: number,
   ): Promise<Set<number>> {
     const marked = new Set<number>();
-    for (let start = 0; start < submitted.length; start += maxSubmittedRows) {
-      const rows = submitted.slice(start, start + maxSubmittedRows);
-      padToShape(rows);
-      const values = sql.join(
-        rows.map((r, i) =>
-          i === 0
-            ? sql`(cast(${r.id} as bigint), cast(${r.smscId} as text), cast(${r.country} as text), cast(${r.owner} as bigint), cast(${r.connector} as text), cast(${r.route} as text))`
-            : sql`(${r.id}, ${r.smscId}, ${r.country}, ${r.owner}, ${r.connector}, ${r.route})`,
-        ),
+    for (const rows of shapedChunks(submitted, maxSubmittedRows)) {
+      // Arguments: the four of the SET and WHERE, then six per row.
+      const args: unknown[] = ['submitted', DlrStatus.sent, now, 'sending'];
+      for (const r of rows) args.push(r.id, r.smscId, r.country, r.owner, r.connector, r.route);
+      const updated = await runPrepared<{ id: number }>(
+        db,
+        `delivery.markSubmitted.${rows.length}`,
+        (q) => {
+          const at = (row: number, column: number) => slot(4 + row * 6 + column);
+          const values = sql.join(
+            rows.map((_, i) =>
+              i === 0
+                ? sql`(cast(${at(i, 0)} as bigint), cast(${at(i, 1)} as text), cast(${at(i, 2)} as text), cast(${at(i, 3)} as bigint), cast(${at(i, 4)} as text), cast(${at(i, 5)} as text))`
+                : sql`(${at(i, 0)}, ${at(i, 1)}, ${at(i, 2)}, ${at(i, 3)}, ${at(i, 4)}, ${at(i, 5)})`,
+            ),
+          );
+          // Fenced: only a message still leased under the recording worker's term is marked.
+          const statement = sql<{ id: number }>`update messages set state = ${slot(0)},
+            dlr_status = ${slot(1)}, error = null, smsc_id = v.column2, lease_until = null,
+            updated_at = ${slot(2)}, sent_at = ${slot(2)}, country = v.column3, lease_owner = null,
+            connector = v.column5, route = v.column6
+            from (values ${values}) as v
+            where messages.id = v.column1 and messages.state = ${slot(3)} and messages.lease_owner = v.column4
+            returning messages.id`;
+          return { compile: () => statement.compile(q) };
+        },
+        args,
       );
-      // Fenced: only a message still leased under the recording worker's term is marked.
-      const { rows: updated } = await sql<{ id: number }>`update messages set state = ${'submitted'},
-        dlr_status = ${DlrStatus.sent}, error = null, smsc_id = v.column2, lease_until = null,
-        updated_at = ${now}, sent_at = ${now}, country = v.column3, lease_owner = null,
-        connector = v.column5, route = v.column6
-        from (values ${values}) as v
-        where messages.id = v.column1 and messages.state = ${'sending'} and messages.lease_owner = v.column4
-        returning messages.id`.execute(db);
       for (const row of updated) marked.add(Number(row.id));
     }
     return marked;
