@@ -15,6 +15,32 @@ const stateWords: Record<number, string> = {
   8: 'REJECTD',
 };
 
+const isSpace = (code: number) => code === 32 || (code >= 9 && code <= 13);
+
+/**
+ * Where the field `name` (`id:`, `stat:`, `text:`…) of a receipt's text starts: its first occurrence before
+ * `end` that starts the text or follows white space; -1 when there is none. `lower` is the text in lower case.
+ */
+function fieldStart(lower: string, name: string, end: number): number {
+  for (let at = lower.indexOf(name); at !== -1 && at < end; at = lower.indexOf(name, at + 1)) {
+    if (at === 0 || isSpace(lower.charCodeAt(at - 1))) return at;
+  }
+  return -1;
+}
+
+/**
+ * The value of the field `name` up to the next white space, read before `end` (where the free `text:` field
+ * starts, which may hold anything). Read by hand, not by a regular expression over every field: this runs
+ * for every receipt.
+ */
+function fieldOf(text: string, lower: string, name: string, end: number): string | undefined {
+  const at = fieldStart(lower, name, end);
+  if (at === -1) return undefined;
+  let to = at + name.length;
+  while (to < text.length && !isSpace(text.charCodeAt(to))) to++;
+  return text.slice(at + name.length, to);
+}
+
 /**
  * Reads a receipt from a deliver_sm: the TLVs win when present, the text fills the gaps. Returns undefined
  * when neither carries an id and a state.
@@ -23,15 +49,16 @@ export function parseReceipt(
   text: string,
   tlvs: { receiptedMessageId?: unknown; messageState?: unknown },
 ): Receipt | undefined {
-  const fields = new Map<string, string>();
-  for (const m of text.matchAll(/(\w+(?: \w+)?):(\S*)/g)) fields.set(m[1].toLowerCase(), m[2]);
+  const lower = text.toLowerCase();
+  const free = fieldStart(lower, 'text:', lower.length);
+  const end = free === -1 ? text.length : free;
   const tlvId =
     typeof tlvs.receiptedMessageId === 'string' ? tlvs.receiptedMessageId.replace(/\0+$/, '') : undefined;
-  const smscId = tlvId || fields.get('id');
+  const smscId = tlvId || fieldOf(text, lower, 'id:', end);
   const tlvState = typeof tlvs.messageState === 'number' ? stateWords[tlvs.messageState] : undefined;
-  const stat = (tlvState ?? fields.get('stat') ?? '').toUpperCase();
+  const stat = (tlvState ?? fieldOf(text, lower, 'stat:', end) ?? '').toUpperCase();
   if (!smscId || !stat) return undefined;
-  const err = fields.get('err');
+  const err = fieldOf(text, lower, 'err:', end);
   return { smscId, stat, err: err && /^\d+$/.test(err) ? err : null };
 }
 
