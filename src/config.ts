@@ -32,9 +32,11 @@ export const ConfigSchema = Type.Object({
    */
   PROCESSES: oneOf(['per-role', 'one'], 'per-role'),
   /**
-   * Under the supervisor, the old-space heap of the delivery and webhooks processes in MB (V8's
-   * --max-old-space-size); 0 leaves V8's default. Their live heap is small and bounded by their batches
-   * (about 30–50 MB), but left alone V8 lets garbage grow to 150 MB and more under load before collecting.
+   * Under the supervisor, the old-space heap of the delivery process in MB (V8's --max-old-space-size); 0
+   * leaves V8's default. Its live heap is small and bounded by its batches (about 30–50 MB), but left alone
+   * V8 lets garbage grow past 130 MB under load before collecting. The webhooks process keeps V8's default:
+   * its heap stays under 70 MB without a limit, and a limit made it collect so often that its CPU per
+   * delivery rose by a quarter (bench/README.md).
    */
   WORKER_HEAP_MB: Type.Integer({ minimum: 0, maximum: 65_536, default: 128 }),
   TRUST_PROXY: Type.Boolean({ default: false }),

@@ -107,7 +107,7 @@ export async function supervise(config: Config, logger: Logger): Promise<void> {
         ...(child.role === 'api' ? {} : { METRICS_PORT: '' }),
       },
       execArgv:
-        child.role !== 'api' && config.WORKER_HEAP_MB > 0
+        child.role === 'delivery' && config.WORKER_HEAP_MB > 0
           ? [...process.execArgv, `--max-old-space-size=${config.WORKER_HEAP_MB}`]
           : process.execArgv,
       stdio: 'inherit',
