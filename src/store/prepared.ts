@@ -6,6 +6,7 @@
 // ("splitting build, compile and execute").
 import { type Compilable, CompiledQuery, type QueryResult } from 'kysely';
 import type { Executor } from './db.ts';
+import { transactionConnection } from './sqlite-driver.ts';
 
 const slotPrefix = '\u0000slot:';
 
@@ -129,14 +130,19 @@ export function shapedChunks<T>(values: readonly T[], max: number, min = 8): T[]
   return out;
 }
 
-/** Runs the statement of `bindPrepared` and answers the whole result (insertId, affected rows). */
+/**
+ * Runs the statement of `bindPrepared` and answers the whole result (insertId, affected rows): inside a SQLite
+ * transaction straight on its connection (sqlite-driver.ts), else through Kysely's executor.
+ */
 export function executePrepared<R>(
   db: Executor,
   key: string,
   build: (db: Executor) => Compilable,
   args: readonly unknown[],
 ): Promise<QueryResult<R>> {
-  return db.executeQuery<R>(bindPrepared(db, key, build, args));
+  const compiled = bindPrepared(db, key, build, args);
+  const connection = transactionConnection(db);
+  return connection ? connection.executeQuery<R>(compiled) : db.executeQuery<R>(compiled);
 }
 
 /** Runs the statement of `bindPrepared` and answers its rows. */

@@ -14,6 +14,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import {
   CompiledQuery,
   type DatabaseConnection,
+  type DialectAdapter,
   type Driver,
   type QueryResult,
   SelectQueryNode,
@@ -91,7 +92,7 @@ class CachedConnection implements DatabaseConnection {
 }
 
 class CachedSqliteDriver implements Driver {
-  private readonly connection: CachedConnection;
+  readonly connection: CachedConnection;
   private locked: Promise<void> | undefined;
   private unlock: (() => void) | undefined;
 
@@ -134,12 +135,44 @@ class CachedSqliteDriver implements Driver {
   }
 }
 
+/** The dialect of each SQLite Kysely instance, by the adapter Kysely keeps (what an executor exposes). */
+const dialects = new WeakMap<object, CachedSqliteDialect>();
+
 export class CachedSqliteDialect extends SqliteDialect {
+  private driver: CachedSqliteDriver | undefined;
+
   constructor(private readonly database: BetterSqlite3.Database) {
     super({ database });
   }
 
   override createDriver(): Driver {
-    return new CachedSqliteDriver(this.database);
+    this.driver = new CachedSqliteDriver(this.database);
+    return this.driver;
   }
+
+  override createAdapter(): DialectAdapter {
+    const adapter = super.createAdapter();
+    dialects.set(adapter, this);
+    return adapter;
+  }
+
+  /** The one connection of this database (Kysely makes the driver after the adapter). */
+  get connection(): CachedConnection | undefined {
+    return this.driver?.connection;
+  }
+}
+
+/**
+ * The connection a SQLite transaction holds, to run a compiled statement on directly, or undefined (not a
+ * transaction, or not this driver). Kysely's executor hands each statement to the connection through a chain
+ * of async steps (the connection provider, the runner, the result plugins: none here); inside a transaction
+ * the connection is already this process's, and SQLite runs the statement synchronously, so the chain only
+ * adds promises and allocations, at every statement of every send, receipt and webhook attempt.
+ */
+export function transactionConnection(db: {
+  readonly isTransaction: boolean;
+  getExecutor(): { readonly adapter: object };
+}): DatabaseConnection | undefined {
+  if (!db.isTransaction) return undefined;
+  return dialects.get(db.getExecutor().adapter)?.connection;
 }
