@@ -291,12 +291,12 @@ export const filtersRepo = {
   listed(db: Executor, accountId: number, numbers: readonly string[]) {
     const list = [...numbers];
     const size = padToShape(list, 1);
-    const numberSlots = slots(1, size);
     return runPrepared<{ number: string; list: string }>(
       db,
       `filters.listed.${size}`,
-      (ex) =>
-        ex
+      (ex) => {
+        const numberSlots = slots(1, size);
+        return ex
           .selectFrom('blacklist')
           .select(['number', sql<string>`'blacklist'`.as('list')])
           .where('account_id', '=', slot(0) as never)
@@ -307,7 +307,8 @@ export const filtersRepo = {
               .select(['number', sql<string>`'npai'`.as('list')])
               .where('account_id', '=', slot(0) as never)
               .where('number', 'in', numberSlots),
-          ),
+          );
+      },
       [accountId, ...list],
     );
   },
