@@ -68,6 +68,20 @@ describeEachDialect('operators and several connectors', (h) => {
       });
       children.push(child);
 
+      // Both connectors as the delivery process publishes them, once both are bound.
+      const bothBound = async () => {
+        const r = await pigeonOn(h().databaseUrl, 'connectors', '--json');
+        if (r.code !== 0) return undefined;
+        const lines = r.stdout
+          .trim()
+          .split('\n')
+          .filter((line) => line !== '')
+          .map((line) => JSON.parse(line));
+        return lines.length === 2 && lines.every((row) => row.state === 'bound') ? lines : undefined;
+      };
+      // Sent once both are bound: a send before would all go through the first one up.
+      await waitFor(bothBound, 'both connectors bound', 60_000);
+
       // The child runs on the system clock: the messages must be due now.
       h().clock.set(Date.now());
       const account = await h().account({ credits: 100 });
@@ -86,20 +100,7 @@ describeEachDialect('operators and several connectors', (h) => {
       expect(alpha.submits.length).toBeGreaterThan(0);
       expect(beta.submits.length).toBeGreaterThan(0);
 
-      const rows = await waitFor(
-        async () => {
-          const r = await pigeonOn(h().databaseUrl, 'connectors', '--json');
-          if (r.code !== 0) return undefined;
-          const lines = r.stdout
-            .trim()
-            .split('\n')
-            .filter((line) => line !== '')
-            .map((line) => JSON.parse(line));
-          return lines.length === 2 && lines.every((row) => row.state === 'bound') ? lines : undefined;
-        },
-        'both connectors published as bound',
-        60_000,
-      );
+      const rows = await waitFor(bothBound, 'both connectors published as bound', 60_000);
       expect(rows.map((row) => [row.name, row.role, row.binds_up, row.binds_total, row.window_size])).toEqual(
         [
           ['alpha', 'worker', 1, 1, 10],
