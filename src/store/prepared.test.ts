@@ -88,5 +88,8 @@ describe('list lengths padded to a few statement shapes', () => {
     expect(many).toHaveLength(256);
     expect(many.slice(129).every((v) => v === 128)).toBe(true);
     expect(new Set(many).size).toBe(129);
+    const none: number[] = [];
+    expect(padToShape(none)).toBe(0);
+    expect(none).toEqual([]);
   });
 });

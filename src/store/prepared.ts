@@ -112,6 +112,8 @@ export const slots = (from: number, count: number): never[] =>
  * the database) once.
  */
 export function padToShape<T>(values: T[], min = 8): number {
+  // Nothing to repeat: an empty list stays empty (and its statement is the caller's to skip).
+  if (values.length === 0) return 0;
   let size = min;
   while (size < values.length) size *= 2;
   const last = values[values.length - 1];
