@@ -87,6 +87,10 @@ for (const dialect of availableDialects()) {
       primary.holdResponses = true;
       const atHold = primary.submits.length;
       await waitFor(() => primary.submits.length - atHold >= window, 'the primary window full');
+      // And parts queued behind it, waiting for a slot (each part handed to the router is watched until it
+      // is answered): those are the ones withdrawn when the primary goes down.
+      const watched = () => (transport as unknown as { watches: Set<unknown> }).watches.size;
+      await waitFor(() => watched() > window, 'parts queued behind the full window');
       const closedAt = Date.now();
       await primary.close();
       const atClose = primary.submits.length;
