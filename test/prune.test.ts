@@ -7,7 +7,7 @@ import { call, describeEachDialect } from './helpers/harness.ts';
 
 const day = 86_400_000;
 const keepMs = 30 * day;
-const quiet = { info() {}, error() {} };
+const quiet = { info() {}, warn() {}, error() {} };
 
 describeEachDialect(
   'pruning',

@@ -1,6 +1,7 @@
 // The alert worker: leases due balance-alert jobs, sends each e-mail through SMTP or queues each free SMS,
 // and records every outcome before it leases more. Runs where the other workers run (ROLE all or worker).
 
+import type { Log } from '../shared/log.ts';
 import { createPollLoop } from '../shared/poll-loop.ts';
 import { alertEmail, parseAlert } from './alert-messages.ts';
 import type { ClaimedAlertJob } from './alerts.repo.ts';
@@ -12,12 +13,6 @@ export interface AlertWorkerOptions {
   batchSize: number;
   /** How often to release the leases of jobs whose worker stopped mid-send. */
   sweepMs: number;
-}
-
-interface Log {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
 }
 
 export type AlertWorker = ReturnType<typeof createAlertWorker>;

@@ -3,6 +3,7 @@
 // worker, so the delivery process publishes these to the `connector_status` table: one small upsert per
 // connector every few seconds and when a state changes, never one per message.
 import { hostname } from 'node:os';
+import type { Log } from '../shared/log.ts';
 
 /** `bound`: a bind can submit; `connecting`: none yet, none failed; `down`: none, the last attempt failed. */
 export type ConnectorState = 'bound' | 'connecting' | 'down';
@@ -136,10 +137,6 @@ export interface ConnectorStatusSink {
   removeConnectorStatus(instance: string): Promise<void>;
   /** Deletes the rows not written since `before`: processes that died without removing theirs. */
   pruneConnectorStatus(before: number): Promise<void>;
-}
-
-interface Log {
-  warn(obj: object, msg: string): void;
 }
 
 /** How often every connector's row is written, live or not. */

@@ -6,6 +6,7 @@
 import { backoffMs } from '../shared/backoff.ts';
 import type { Clock } from '../shared/clock.ts';
 import { GroupCommit } from '../shared/group-commit.ts';
+import type { Log } from '../shared/log.ts';
 import { createPollLoop } from '../shared/poll-loop.ts';
 import { Semaphore } from '../shared/semaphore.ts';
 import type { ClaimedMessage } from './delivery.repo.ts';
@@ -27,12 +28,6 @@ export interface WorkerOptions {
    * marketing is sent at any time (the server always passes the configured window).
    */
   nextMarketingOpening?: (instantMs: number) => number;
-}
-
-interface Log {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
 }
 
 export type DeliveryWorker = ReturnType<typeof createDeliveryWorker>;

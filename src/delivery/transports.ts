@@ -1,17 +1,12 @@
 // Builds the delivery transport from the configuration: a router over the connectors of CONNECTORS_FILE, or
 // over the one connector `default` that TRANSPORT and SMPP_* / SIM_* describe (src/delivery/routing/).
 import type { Config } from '../config.ts';
+import type { Log } from '../shared/log.ts';
 import { type ConnectorSpec, loadRoutingTable, type RoutingTable } from './routing/connectors-file.ts';
 import { type Connector, RouterTransport } from './routing/router-transport.ts';
 import { TokenBucket } from './routing/token-bucket.ts';
 import { SimulatorTransport } from './simulator/simulator-transport.ts';
 import { type SmppMetrics, SmppTransport } from './smpp/smpp-transport.ts';
-
-interface Log {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
 
 function createConnector(
   spec: ConnectorSpec,

@@ -4,6 +4,7 @@
 // so a backlog of millions never holds the database (SQLite's one write lock) for long.
 import { durationMs } from '../config.ts';
 import type { Clock } from '../shared/clock.ts';
+import type { Log } from '../shared/log.ts';
 
 export interface PruneTask {
   /** The kind of rows, as logs and the pass's report name it (the table, mostly). */
@@ -25,11 +26,6 @@ export function pruneAgeMs(value: string): number | undefined {
 /** A task from its config value: `pruneTask('events', config.PRUNE_EVENTS_AFTER, (before, limit) => …)`. */
 export function pruneTask(name: string, age: string, prune: PruneTask['prune']): PruneTask {
   return { name, keepMs: pruneAgeMs(age), prune };
-}
-
-interface Log {
-  info(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
 }
 
 /** Node's timers hold at most 2^31 - 1 ms (about 24.8 days); a longer period waits that long. */

@@ -8,6 +8,7 @@ import { createServer, type Server } from 'node:http';
 import { AggregatorRegistry } from 'prom-client';
 import type { Config } from '../config.ts';
 import type { App } from '../http/types.ts';
+import type { Log } from '../shared/log.ts';
 import type { PoolUse } from '../store/db.ts';
 import { createDatabaseMetrics, type DatabaseSources } from './database-metrics.ts';
 import {
@@ -28,11 +29,6 @@ export interface OpsAnswer {
   contentType: string;
   headers?: Record<string, string>;
   body: string;
-}
-
-interface Log {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
 }
 
 export type Ops = ReturnType<typeof createOps>;

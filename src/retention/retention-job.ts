@@ -1,10 +1,7 @@
 // The retention job's timer: a pass at start and then every `everyMs`, never two at once.
-import type { RetentionService } from './retention.service.ts';
 
-interface Log {
-  info(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
+import type { Log } from '../shared/log.ts';
+import type { RetentionService } from './retention.service.ts';
 
 export function createRetentionJob(deps: { retention: RetentionService; everyMs: number; log: Log }) {
   let timer: NodeJS.Timeout | undefined;

@@ -12,6 +12,7 @@
 // and the old term's rows go back to the queue.
 import { hostname } from 'node:os';
 import type { Clock } from '../shared/clock.ts';
+import { type Log, silentLog } from '../shared/log.ts';
 import type { Db } from './db.ts';
 import { executePrepared, runPrepared, slot } from './prepared.ts';
 
@@ -28,10 +29,6 @@ export interface LeaseHolderOptions {
    * HTTP request may first connect) and any difference between the clocks of hosts sharing a database.
    */
   guardMs: number;
-}
-
-interface Log {
-  warn(obj: object, msg: string): void;
 }
 
 export type LeaseHolder = ReturnType<typeof createLeaseHolder>;
@@ -56,7 +53,7 @@ export function createLeaseHolder(deps: { db: Db; clock: Clock; options: LeaseHo
   let renewing: Promise<number> | undefined;
   let users = 0;
   let timer: NodeJS.Timeout | undefined;
-  let log: Log = { warn() {} };
+  let log: Log = silentLog;
 
   /** Deletes a term's row, so that its rows are released at the next sweep; a failure only delays that. */
   function forget(term: number): void {

@@ -5,6 +5,7 @@
 // slow receiver fills its own slots and never the others'.
 import type { Clock } from '../shared/clock.ts';
 import { GroupCommit } from '../shared/group-commit.ts';
+import type { Log } from '../shared/log.ts';
 import { createPollLoop } from '../shared/poll-loop.ts';
 import type { HttpSender, WebhookRequest } from './http-sender.ts';
 import { maxAttempts } from './retry-schedule.ts';
@@ -32,12 +33,6 @@ export interface DispatcherOptions {
   stopGraceMs: number;
   /** How long a finished attempt may wait for others to be recorded in the same transaction (10 ms). */
   recordDelayMs?: number;
-}
-
-interface Log {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
 }
 
 interface WebhookSlot {

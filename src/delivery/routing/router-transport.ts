@@ -4,18 +4,14 @@
 // lost before the answer, sends the part through the next ready connector of the route at once; a part still
 // waiting for a connector whose binds all dropped moves to another ready one. Every part of a message goes
 // through the connector that took its first part while that one is ready.
+
+import type { Log } from '../../shared/log.ts';
 import { DlrStatus } from '../../sms/dlr-status.ts';
 import { countryOf } from '../../sms/numbers.ts';
 import type { InboundHandler, OutboundPart, SubmitOutcome, Transport } from '../transport.ts';
 import type { ConnectorSpec, RouteSpec, RoutingTable } from './connectors-file.ts';
 import { findRoute, type RoutedMessage } from './routes.ts';
 import { TokenBucket } from './token-bucket.ts';
-
-interface Log {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
 
 /** What the router reports of a connector's binds (SmppTransport.usage()). */
 interface Usage {

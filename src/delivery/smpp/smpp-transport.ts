@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import smpp, { type Pdu } from 'smpp';
 import { backoffMs } from '../../shared/backoff.ts';
+import type { Log } from '../../shared/log.ts';
 import { type ConnectorStatus, LastError, RateMeter } from '../connector-status.ts';
 import { senderAddress } from '../outbound-parts.ts';
 import { parseReceipt } from '../receipt.ts';
@@ -66,12 +67,6 @@ export type SmppOptions = SmppTransportOptions;
 
 const defaultBindTimeoutMs = 10_000;
 const defaultName = 'default';
-
-interface Log {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
 
 /** Told of throttling and reconnections, for the operator's metrics (src/ops), by connector name. */
 export interface SmppMetrics {
