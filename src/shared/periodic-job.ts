@@ -8,7 +8,7 @@ export const minEveryMs = 1000;
 export const maxTimerMs = 2 ** 31 - 1;
 
 /** A job's period within its bounds: at least `minEveryMs`; a longer one than a timer holds waits that long. */
-export const boundedEveryMs = (everyMs: number): number =>
+const boundedEveryMs = (everyMs: number): number =>
   Math.min(Math.max(Number.isFinite(everyMs) ? everyMs : maxTimerMs, minEveryMs), maxTimerMs);
 
 export interface PeriodicJobOptions {
