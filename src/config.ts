@@ -1,6 +1,7 @@
 // The only reader of process.env: one schema, parsed once, failing fast with every bad variable named.
 import Type, { type Static } from 'typebox';
 import Value from 'typebox/value';
+import { minEveryMs } from './shared/periodic-job.ts';
 import { maxConcatenatedParts } from './sms/segments.ts';
 import { parseSendingWindow, type SendingWindow } from './sms/sending-window.ts';
 
@@ -92,7 +93,10 @@ export const ConfigSchema = Type.Object({
   /** The most SMS parts one message may take (a longer text is refused); 255 is what the UDH can count. */
   MAX_PARTS: Type.Integer({ minimum: 1, maximum: maxConcatenatedParts, default: 10 }),
   MAX_RECIPIENTS: Type.Integer({ minimum: 1, default: 500_000 }),
-  /** How often the retention job deletes what is older than each account's settings (GET/PUT /retention). */
+  /**
+   * How often the retention job deletes what is older than each account's settings (GET/PUT /retention): 1s
+   * or more; a period longer than a timer holds (about 24.8 days) waits that long, as PRUNE_EVERY's does.
+   */
   RETENTION_EVERY: Type.String({ pattern: '^\\d+(s|m|h|d)$', default: '1h' }),
   /** Credits charged per number looked up with POST /lookup. */
   LOOKUP_COST: Type.Integer({ minimum: 0, default: 0 }),
@@ -264,6 +268,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     if (!(ms >= 1000 && ms <= 86_400_000)) {
       throw new ConfigError(`invalid configuration:\n  ${key}: must be from 1s to 24h, got ${config[key]}`);
     }
+  }
+  // A job's passes would run back to back (shared/periodic-job.ts).
+  if (durationMs(config.RETENTION_EVERY) < minEveryMs) {
+    throw new ConfigError(
+      `invalid configuration:\n  RETENTION_EVERY: must be 1s or more (the time between two retention passes), got ${config.RETENTION_EVERY}`,
+    );
   }
   let marketingWindow: SendingWindow;
   try {

@@ -1,6 +1,7 @@
 // Composition root: opens the store, applies migrations, and wires repositories into services.
 import pino, { type Logger } from 'pino';
 import { type AccountsService, createAccountsService } from './accounts/accounts.service.ts';
+import { alertJobTiming } from './accounts/alert-worker.ts';
 import { type BalanceAlertsService, createBalanceAlertsService } from './accounts/balance-alerts.service.ts';
 import { type ConsumptionService, createConsumptionService } from './accounts/consumption.service.ts';
 import { createInvoicesService, type InvoicesService } from './accounts/invoices.service.ts';
@@ -9,6 +10,7 @@ import { createListsService, type ListsService } from './campaigns/lists.service
 import { type Config, durationMs } from './config.ts';
 import { type ConsoleService, createConsoleService } from './console/console.service.ts';
 import { createDeliveryService, type DeliveryService } from './delivery/delivery.service.ts';
+import { deliveryLeaseGuardMs } from './delivery/delivery-worker.ts';
 import { smscIdForms } from './delivery/receipt.ts';
 import { parseKeywords } from './delivery/reply-keywords.ts';
 import { loadRoutingTable, type RoutingTable } from './delivery/routing/connectors-file.ts';
@@ -205,8 +207,7 @@ export async function createDeps(
       },
       npaiErrors: config.NPAI_ERROR_CODES.split(',').map((c) => c.trim()),
       leaseMs: config.LEASE_SECONDS * 1000,
-      // A submit goes on the wire in the turn of its check: the guard only covers clocks differing by host.
-      leaseGuardMs: Math.ceil((config.LEASE_SECONDS * 1000) / 3),
+      leaseGuardMs: deliveryLeaseGuardMs(config),
       dlrWaitMs: durationMs(config.DLR_WAIT),
     },
   });
@@ -239,12 +240,7 @@ export async function createDeps(
     },
     options: {
       sender: config.ALERT_SENDER,
-      // A row lease, not renewed by a heartbeat: long enough for one SMTP conversation (LEASE_SECONDS,
-      // now a heartbeat lease of seconds, used to be this).
-      leaseMs: 120_000,
-      retryBaseMs: 30_000,
-      retryMaxMs: 3_600_000,
-      giveUpAfterMs: 86_400_000,
+      ...alertJobTiming,
     },
   });
   const lookup = createLookupService({

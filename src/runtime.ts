@@ -2,7 +2,7 @@
 // delivery worker, the webhook dispatcher and the balance alert worker; their start and stop order, and
 // the nudges that wake a worker when the API or another worker has just written its work.
 import { accountsRoutes } from './accounts/accounts.routes.ts';
-import { createAlertWorker } from './accounts/alert-worker.ts';
+import { alertWorkerOptions, createAlertWorker } from './accounts/alert-worker.ts';
 import { consumptionRoutes } from './accounts/consumption.routes.ts';
 import { invoicesRoutes } from './accounts/invoices.routes.ts';
 import { createSmtpMailer } from './accounts/mailer.ts';
@@ -13,7 +13,7 @@ import { consoleRoutes } from './console/console.routes.ts';
 import { sessionCookieName } from './console/console.service.ts';
 import { loadConsoleAssets } from './console/console-assets.ts';
 import { connectorsOf, connectorUsage, publishConnectorStatus } from './delivery/connector-status.ts';
-import { createDeliveryWorker } from './delivery/delivery-worker.ts';
+import { createDeliveryWorker, deliveryWorkerOptions } from './delivery/delivery-worker.ts';
 import { statisticsRoutes } from './delivery/statistics.routes.ts';
 import { createTransport } from './delivery/transports.ts';
 import type { Deps } from './deps.ts';
@@ -27,7 +27,6 @@ import { closeLinkServer, createLinkServer } from './links/link-server.ts';
 import { lookupRoutes } from './lookup/lookup.routes.ts';
 import { retentionRoutes } from './retention/retention.routes.ts';
 import { createRetentionJob } from './retention/retention-job.ts';
-import { nextOpening } from './sms/sending-window.ts';
 import { dispatcherFromConfig } from './webhooks/dispatch-policy.ts';
 import { webhooksRoutes } from './webhooks/webhooks.routes.ts';
 
@@ -132,15 +131,7 @@ export async function startRuntime(deps: Deps): Promise<Running> {
       metrics: deps.ops.metrics?.delivery,
       clock: deps.clock,
       log: logger,
-      options: {
-        batchSize: config.WORKER_BATCH_SIZE,
-        pollMs: config.WORKER_POLL_MS,
-        validityMs: config.MESSAGE_VALIDITY_MS,
-        retryBaseMs: 5_000,
-        retryMaxMs: 600_000,
-        sweepMs: 1000,
-        nextMarketingOpening: (instant) => nextOpening(config.MARKETING_WINDOW, instant),
-      },
+      options: deliveryWorkerOptions(config),
       recorded: () => deps.nudges.send('events'),
     });
     await worker.start();
@@ -183,7 +174,7 @@ export async function startRuntime(deps: Deps): Promise<Running> {
         ? createSmtpMailer({ url: config.SMTP_URL, from: config.SMTP_FROM })
         : undefined,
       log: logger,
-      options: { pollMs: config.WORKER_POLL_MS, batchSize: 10, sweepMs: 5000 },
+      options: alertWorkerOptions(config),
       metrics: deps.ops.metrics?.alerts,
     });
     alertWorker.start();

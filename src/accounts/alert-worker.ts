@@ -1,11 +1,16 @@
 // The alert worker: leases due balance-alert jobs, sends each e-mail through SMTP or queues each free SMS,
 // and records every outcome before it leases more. Runs where the other workers run (ROLE all or worker).
 
+import type { Config } from '../config.ts';
 import type { Log } from '../shared/log.ts';
 import { createPollLoop } from '../shared/poll-loop.ts';
 import { alertEmail, parseAlert } from './alert-messages.ts';
 import type { ClaimedAlertJob } from './alerts.repo.ts';
-import type { AlertJobOutcome, BalanceAlertsService } from './balance-alerts.service.ts';
+import type {
+  AlertJobOutcome,
+  BalanceAlertsOptions,
+  BalanceAlertsService,
+} from './balance-alerts.service.ts';
 import { MailError, type Mailer } from './mailer.ts';
 
 export interface AlertWorkerOptions {
@@ -14,6 +19,23 @@ export interface AlertWorkerOptions {
   /** How often to release the leases of jobs whose worker stopped mid-send. */
   sweepMs: number;
 }
+
+/** The worker's rounds: every WORKER_POLL_MS when idle, ten jobs at a time, lost leases given back every 5 s. */
+export const alertWorkerOptions = (config: Pick<Config, 'WORKER_POLL_MS'>): AlertWorkerOptions => ({
+  pollMs: config.WORKER_POLL_MS,
+  batchSize: 10,
+  sweepMs: 5000,
+});
+
+/** How long the worker holds a job, and when a failed one is tried again (the service leases and records). */
+export const alertJobTiming = {
+  // A row lease, not renewed by a heartbeat: long enough for one SMTP conversation (LEASE_SECONDS,
+  // now a heartbeat lease of seconds, used to be this).
+  leaseMs: 120_000,
+  retryBaseMs: 30_000,
+  retryMaxMs: 3_600_000,
+  giveUpAfterMs: 86_400_000,
+} satisfies Omit<BalanceAlertsOptions, 'sender'>;
 
 export type AlertWorker = ReturnType<typeof createAlertWorker>;
 

@@ -65,12 +65,10 @@ export function createPasswordGuard(deps: { clock: Clock; options?: PasswordGuar
 
   async function scryptTurn<T>(work: () => Promise<T>): Promise<T> {
     if (waiting >= options.maxWaiting) {
-      throw new ApiError(
+      throw ApiError.tooManyRequests(
         Status.auth,
         'too many sign-ins with a password are being checked; retry in 1 s or use an API token',
-        429,
-        'Too many requests',
-        { 'retry-after': '1' },
+        1,
       );
     }
     waiting++;

@@ -152,12 +152,10 @@ export function createCampaignsService(deps: {
       backlog = { depth: await delivery.dueBacklog(limit), readAt: now };
     }
     if (backlog.depth >= limit) {
-      throw new ApiError(
+      throw ApiError.tooManyRequests(
         Status.unknown,
         `${backlog.depth} messages are waiting to be sent, the most this server queues (MAX_QUEUED_MESSAGES); retry in ${backlogRetryAfterS} s`,
-        429,
-        'Too many requests',
-        { 'retry-after': String(backlogRetryAfterS) },
+        backlogRetryAfterS,
       );
     }
   }

@@ -3,12 +3,14 @@
 // the one before is recorded. Receipts and replies from the transport are recorded in batches too, and
 // acknowledged to the carrier only once written.
 
+import type { Config } from '../config.ts';
 import { backoffMs } from '../shared/backoff.ts';
 import type { Clock } from '../shared/clock.ts';
 import { GroupCommit } from '../shared/group-commit.ts';
 import type { Log } from '../shared/log.ts';
 import { createPollLoop } from '../shared/poll-loop.ts';
 import { Semaphore } from '../shared/semaphore.ts';
+import { nextOpening } from '../sms/sending-window.ts';
 import type { ClaimedMessage } from './delivery.repo.ts';
 import type { DeliveryService, SubmitResult } from './delivery.service.ts';
 import { buildParts } from './outbound-parts.ts';
@@ -29,6 +31,29 @@ export interface WorkerOptions {
    */
   nextMarketingOpening?: (instantMs: number) => number;
 }
+
+/**
+ * The worker's options from the configuration, with its own tunables: a failed submit is retried after 5 s,
+ * doubled up to 10 min; expired leases and early receipts are swept every second.
+ */
+export const deliveryWorkerOptions = (
+  config: Pick<Config, 'WORKER_BATCH_SIZE' | 'WORKER_POLL_MS' | 'MESSAGE_VALIDITY_MS' | 'MARKETING_WINDOW'>,
+): WorkerOptions => ({
+  batchSize: config.WORKER_BATCH_SIZE,
+  pollMs: config.WORKER_POLL_MS,
+  validityMs: config.MESSAGE_VALIDITY_MS,
+  retryBaseMs: 5_000,
+  retryMaxMs: 600_000,
+  sweepMs: 1000,
+  nextMarketingOpening: (instant) => nextOpening(config.MARKETING_WINDOW, instant),
+});
+
+/**
+ * How long before the end of its lease the worker stops submitting a message it leased: a third of the lease.
+ * A submit goes on the wire in the turn of its check: the guard only covers clocks differing by host.
+ */
+export const deliveryLeaseGuardMs = (config: Pick<Config, 'LEASE_SECONDS'>) =>
+  Math.ceil((config.LEASE_SECONDS * 1000) / 3);
 
 export type DeliveryWorker = ReturnType<typeof createDeliveryWorker>;
 

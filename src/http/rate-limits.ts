@@ -84,11 +84,6 @@ function clockedStore(clock: Clock, maxKeys: number) {
   };
 }
 
-const tooManyRequests = (status: number, details: string, retryAfterS: number) =>
-  new ApiError(status, details, 429, 'Too many requests', {
-    'retry-after': String(Math.max(1, retryAfterS)),
-  });
-
 /** The client's address as the limits count it: an IPv6 client by its /64, as one host usually holds one. */
 const clientKey = (request: FastifyRequest) => normalizeIP(request.ip ?? 'unknown');
 
@@ -150,7 +145,7 @@ export function registerRateLimits(app: App, options: RateLimitOptions, clock: C
   async function countIp(request: FastifyRequest, ip: Limiter): Promise<void> {
     const limit = await ip(request);
     if (!limit.isAllowed && limit.isExceeded) {
-      throw tooManyRequests(
+      throw ApiError.tooManyRequests(
         Status.unknown,
         `more than ${limit.max} requests per second without valid credentials from ${request.ip} (RATE_LIMIT_IP_RPS); retry in ${limit.ttlInSeconds} s`,
         limit.ttlInSeconds,
@@ -173,7 +168,7 @@ export function registerRateLimits(app: App, options: RateLimitOptions, clock: C
         // A peek: only failures count toward the brake.
         const failed = await brake(request, { increment: false });
         if (!failed.isAllowed && failed.remaining === 0) {
-          throw tooManyRequests(
+          throw ApiError.tooManyRequests(
             Status.auth,
             `too many failed sign-ins from ${request.ip}: sign-ins from it are refused for ${failed.ttlInSeconds} s`,
             failed.ttlInSeconds,
@@ -195,7 +190,7 @@ export function registerRateLimits(app: App, options: RateLimitOptions, clock: C
       if (token) {
         const limit = await token(request);
         if (!limit.isAllowed && limit.isExceeded) {
-          throw tooManyRequests(
+          throw ApiError.tooManyRequests(
             Status.unknown,
             `more than ${limit.max} requests per second with API token ${auth.tokenId > 0 ? auth.tokenId : '(body credentials)'} (RATE_LIMIT_TOKEN_RPS); retry in ${limit.ttlInSeconds} s`,
             limit.ttlInSeconds,

@@ -4,7 +4,7 @@
 import { type Readable, Transform, type TransformCallback } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
-import { ApiError, Status } from '../shared/errors.ts';
+import { ApiError, retryAfter, Status } from '../shared/errors.ts';
 import { BodyGate } from './body-gate.ts';
 import type { App } from './types.ts';
 
@@ -172,7 +172,7 @@ export function registerRequestLimits(app: App, config: RequestLimitsConfig): vo
       `the server is reading as many large request bodies as it reads at once (LARGE_BODY_CONCURRENCY=${config.LARGE_BODY_CONCURRENCY}) and this one waited ${config.REQUEST_TIMEOUT_MS} ms (REQUEST_TIMEOUT_MS); retry`,
       503,
       'Server busy',
-      { 'retry-after': '1' },
+      retryAfter(1),
     );
 
   app.addHook('preParsing', async (request, reply: FastifyReply, payload: Readable) => {

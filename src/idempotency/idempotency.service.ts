@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../shared/clock.ts';
-import { ApiError, Status } from '../shared/errors.ts';
+import { ApiError, retryAfter, Status } from '../shared/errors.ts';
 import type { Db, Executor } from '../store/db.ts';
 import { idempotencyRepo, type KeyRow, type NewClaim } from './idempotency.repo.ts';
 import { requestHash } from './request-hash.ts';
@@ -254,7 +254,7 @@ export function createIdempotencyService(deps: {
             `Idempotency-Key "${shown(key)}": the first request with this key is still running after ${options.waitMs / 1000} s; retry later to get its answer`,
             409,
             'Conflict',
-            { 'retry-after': '1' },
+            retryAfter(1),
           );
         }
         // Wait for the request running the key: at once when it runs in this process, else the next poll.

@@ -5,6 +5,7 @@
 import { durationMs } from '../config.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { Log } from '../shared/log.ts';
+import { createPeriodicJob, rest } from '../shared/periodic-job.ts';
 
 export interface PruneTask {
   /** The kind of rows, as logs and the pass's report name it (the table, mostly). */
@@ -28,9 +29,6 @@ export function pruneTask(name: string, age: string, prune: PruneTask['prune']):
   return { name, keepMs: pruneAgeMs(age), prune };
 }
 
-/** Node's timers hold at most 2^31 - 1 ms (about 24.8 days); a longer period waits that long. */
-const maxTimerMs = 2 ** 31 - 1;
-
 export type PruneJob = ReturnType<typeof createPruneJob>;
 
 export function createPruneJob(deps: {
@@ -40,84 +38,49 @@ export function createPruneJob(deps: {
   batchRows: number;
   /** Rest between two statements of a task that still has rows to go (PRUNE_PAUSE_MS). */
   pauseMs: number;
-  /** Time between the ends of two passes (PRUNE_EVERY). */
+  /** Time between the ends of two passes (PRUNE_EVERY), bounded as every periodic job's (shared/periodic-job.ts). */
   everyMs: number;
   log: Log;
 }) {
   const { tasks, clock, batchRows, pauseMs, log } = deps;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> | undefined;
-  let stopped = false;
-  let endPause: (() => void) | undefined;
-
-  function pause(): Promise<void> {
-    if (pauseMs === 0) return new Promise((resolve) => setImmediate(resolve));
-    return new Promise((resolve) => {
-      const rest = setTimeout(done, pauseMs);
-      function done() {
-        clearTimeout(rest);
-        endPause = undefined;
-        resolve();
-      }
-      endPause = done;
-    });
-  }
 
   /**
    * One pass: every task whose age is set deletes what is older than now less its age, batch after batch
    * until a batch comes back short. Returns the rows deleted per task. A stop ends the pass after the
    * statement in progress; the next pass goes on from there, as rows are chosen by age, not remembered.
    */
-  async function runOnce(): Promise<Record<string, number>> {
+  async function runOnce(stopping?: AbortSignal): Promise<Record<string, number>> {
     const deleted: Record<string, number> = {};
     for (const task of tasks) {
-      if (task.keepMs === undefined || stopped) continue;
+      if (task.keepMs === undefined || stopping?.aborted) continue;
       const before = clock.now() - task.keepMs;
       let total = 0;
       for (;;) {
         const n = await task.prune(before, batchRows);
         total += n;
-        if (n < batchRows || stopped) break;
-        await pause();
+        if (n < batchRows || stopping?.aborted) break;
+        await rest(pauseMs, stopping);
       }
       deleted[task.name] = total;
     }
     return deleted;
   }
 
-  async function pass(): Promise<void> {
-    try {
-      const deleted = await runOnce();
+  const job = createPeriodicJob({
+    name: 'pruning',
+    everyMs: deps.everyMs,
+    log,
+    async pass(stopping) {
+      const deleted = await runOnce(stopping);
       if (Object.values(deleted).some((n) => n > 0)) log.info({ deleted }, 'pruning: old rows deleted');
-    } catch (error) {
-      log.error({ err: error }, 'pruning pass failed; the next one will try again');
-    }
-  }
-
-  function schedule(delayMs: number): void {
-    if (stopped) return;
-    timer = setTimeout(
-      () => {
-        running = pass().finally(() => {
-          running = undefined;
-          schedule(deps.everyMs);
-        });
-      },
-      Math.min(delayMs, maxTimerMs),
-    );
-    timer.unref();
-  }
+    },
+  });
 
   return {
-    runOnce,
+    runOnce: () => runOnce(),
     /** A pass now, then one `everyMs` after each pass ends. */
-    start: () => schedule(0),
+    start: job.start,
     /** Ends the pause in progress, lets the statement in progress finish, and stops. */
-    async stop(): Promise<void> {
-      stopped = true;
-      clearTimeout(timer);
-      endPause?.();
-      await running;
-    },
+    stop: job.stop,
   };
 }

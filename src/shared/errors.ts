@@ -23,6 +23,11 @@ const defaultMessages: Record<number, string> = {
   [Status.unknown]: 'Unknown error',
 };
 
+/** The Retry-After header of an answer that asks to come back: whole seconds, at least 1. */
+export const retryAfter = (seconds: number): Record<string, string> => ({
+  'retry-after': String(Math.max(1, seconds)),
+});
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -37,6 +42,12 @@ export class ApiError extends Error {
   }
 
   static auth = (details: string) => new ApiError(Status.auth, details);
+  /**
+   * HTTP 429 with the envelope's `status` and Retry-After: a limit (rate, failed sign-ins, queue depth) says
+   * when to come back rather than refusing for good.
+   */
+  static tooManyRequests = (status: number, details: string, retryAfterS: number) =>
+    new ApiError(status, details, 429, 'Too many requests', retryAfter(retryAfterS));
   static notFound = (details: string) => new ApiError(Status.notFound, details);
   static data = (details: string) => new ApiError(Status.data, details);
 }
