@@ -2,6 +2,7 @@
 import Type, { type Static } from 'typebox';
 import Value from 'typebox/value';
 import { minEveryMs } from './shared/periodic-job.ts';
+import { schemaErrors } from './shared/schema-errors.ts';
 import { maxConcatenatedParts } from './sms/segments.ts';
 import { parseSendingWindow, type SendingWindow } from './sms/sending-window.ts';
 
@@ -247,14 +248,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     if (value !== undefined && value !== '') raw[key] = value;
   }
   const withDefaults = Value.Default(ConfigSchema, Value.Convert(ConfigSchema, raw));
-  const errors = [...Value.Errors(ConfigSchema, withDefaults)];
-  if (errors.length > 0) {
-    const lines = errors.map((e) => {
-      const allowed = (e.params as { allowedValues?: unknown[] }).allowedValues;
-      return `${e.instancePath.slice(1) || '(config)'}: ${e.message}${allowed ? ` (${allowed.join(', ')})` : ''}`;
-    });
-    throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
-  }
+  const lines = schemaErrors(ConfigSchema, withDefaults, '(config)');
+  if (lines.length > 0) throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
   const config = withDefaults as Static<typeof ConfigSchema>;
   const linkHost = config.LINK_HOST ?? config.HOST;
   if (config.TRANSPORT === 'smpp' && !config.SMPP_URL) {
