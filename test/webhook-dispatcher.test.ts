@@ -542,7 +542,8 @@ describeEachDialect(
           webhook_id: String(w.id),
           type: 'MO',
           body: {
-            date: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{3})?[+-]\d\d:\d\d$/),
+            // To the second, like the date of a real MO.
+            date: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[+-]\d\d:\d\d|Z)$/),
             message: 'Test reply from Pigeon',
             from: '33600000000',
             account_id: String(a.id),

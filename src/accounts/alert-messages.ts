@@ -1,15 +1,13 @@
-// What a balance alert says: the BALANCE_ALERT webhook body, and the e-mail and SMS made from it.
+// What a balance alert says: the BALANCE_ALERT webhook body (the event vocabulary's), and the e-mail and SMS
+// made from it.
+import { type BalanceAlertBody, balanceAlertPayload } from '../events/event-bodies.ts';
 
 /** The BALANCE_ALERT body: the balance after the debit, the account's trigger, and when (ISO 8601). */
-export interface BalanceAlert {
-  balance: number;
-  trigger: number;
-  date: string;
-}
+export type BalanceAlert = BalanceAlertBody;
 
 /** The webhook body, also kept with each e-mail and SMS job so they say what the webhook said. */
 export const serializeAlert = (alert: BalanceAlert): string =>
-  JSON.stringify({ balance: alert.balance, trigger: alert.trigger, date: alert.date });
+  balanceAlertPayload(alert.balance, alert.trigger, alert.date);
 
 export const parseAlert = (payload: string): BalanceAlert => JSON.parse(payload) as BalanceAlert;
 

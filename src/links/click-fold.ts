@@ -4,12 +4,12 @@
 // the folds of several processes take turns, and any of them folds the clicks a stopped or killed process
 // left behind.
 import type { Logger } from 'pino';
+import { clickerPayload } from '../events/event-bodies.ts';
 import type { Clock } from '../shared/clock.ts';
 import { createPollLoop } from '../shared/poll-loop.ts';
 import { zonedTime } from '../shared/zoned-time.ts';
 import type { Db, DialectName, Executor } from '../store/db.ts';
 import { appendEvents, type NewEvent } from '../store/outbox.ts';
-import { clickerPayload } from './clicker-payload.ts';
 import { deviceOf } from './device.ts';
 import { linksRepo, type NewClick, type StoredClick } from './links.repo.ts';
 import { type LinksService, type LinkTarget, withRetry } from './links.service.ts';

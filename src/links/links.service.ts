@@ -2,11 +2,11 @@
 // click fold's (click-fold.ts).
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Logger } from 'pino';
+import { type ClickerTemplate, clickerTemplate } from '../events/event-bodies.ts';
 import type { Clock } from '../shared/clock.ts';
 import { GroupCommit } from '../shared/group-commit.ts';
 import type { Db, Executor } from '../store/db.ts';
 import { type BucketSize, wallLabel } from '../store/wall-clock.ts';
-import { type ClickerTemplate, clickerTemplate } from './clicker-payload.ts';
 import { truncateIp } from './client-ip.ts';
 import { type LinkTargetRow, linksRepo, type NewClick, type NewLink } from './links.repo.ts';
 import { linksLifecycleRepo } from './links-lifecycle.repo.ts';

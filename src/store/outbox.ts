@@ -1,11 +1,11 @@
 // The event outbox: every DLR, MO, STOP, CLICKER and BALANCE_ALERT is appended here in the same transaction
-// as the change it reports; the webhook dispatcher turns rows into deliveries. One writer for every capability.
+// as the change it reports (its body built by `src/events/event-bodies.ts`); the webhook dispatcher turns rows
+// into deliveries. One writer for every capability.
 import type { Selectable } from 'kysely';
+import type { EventType } from '../events/event-bodies.ts';
 import { insertRows } from './bulk-insert.ts';
 import type { Executor } from './db.ts';
 import type { EventsTable } from './schema.ts';
-
-export type EventType = 'DLR' | 'MO' | 'STOP' | 'CLICKER' | 'BALANCE_ALERT';
 
 export type NewEvent = Pick<Selectable<EventsTable>, 'account_id' | 'campaign_id' | 'payload'> & {
   type: EventType;

@@ -1,4 +1,5 @@
 import Type from 'typebox';
+import { eventTypes } from '../events/event-bodies.ts';
 import { ok } from '../http/envelope.ts';
 import { answer, Id, Nullable, pageTotals, WallTime } from '../http/response-schemas.ts';
 import { type App, caller } from '../http/types.ts';
@@ -17,7 +18,7 @@ const StatusBody = Type.Object({ webhook: Type.Object({ status: Type.String() })
 
 const webhookFields = {
   webhook_id: Id,
-  type: Type.String({ enum: ['MO', 'DLR', 'STOP', 'CLICKER', 'BALANCE_ALERT'] }),
+  type: Type.String({ enum: [...eventTypes] }),
   url: Type.String(),
   signature: Type.String(),
   status: Type.String({ enum: ['live', 'paused'] }),

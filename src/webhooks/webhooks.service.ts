@@ -1,20 +1,21 @@
 // Webhook subscriptions: one or more per event type, each with its own signing secret; their attempt log
 // and test deliveries.
 import { randomBytes } from 'node:crypto';
+import { eventTypes, isEventType } from '../events/event-bodies.ts';
 import type { AuthContext } from '../shared/auth-context.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { Erasure } from '../shared/erasure.ts';
 import { ApiError } from '../shared/errors.ts';
 import { idIn, idOut } from '../shared/ids.ts';
 import { parsePage } from '../shared/paging.ts';
-import { type ZonedTime, zonedTime } from '../shared/zoned-time.ts';
+import { zonedTime } from '../shared/zoned-time.ts';
 import type { Db, Executor } from '../store/db.ts';
+import { testEventPayload } from './test-event.ts';
 import type { UrlGuard } from './url-guard.ts';
 import { webhookDeliveriesRepo } from './webhook-deliveries.repo.ts';
 import { webhookLifecycleRepo } from './webhook-lifecycle.repo.ts';
 import { type WebhookFields, webhooksRepo } from './webhooks.repo.ts';
 
-export const webhookTypes = ['MO', 'DLR', 'STOP', 'CLICKER', 'BALANCE_ALERT'] as const;
 export const webhookStatuses = ['live', 'paused'] as const;
 const maxUrlLength = 2048;
 const maxSignatureLength = 255;
@@ -38,8 +39,8 @@ const view = (row: Row) => ({
 
 function checkType(type: string): string {
   const upper = type.trim().toUpperCase();
-  if (!(webhookTypes as readonly string[]).includes(upper)) {
-    throw ApiError.data(`webhook.type "${type}" is not one of: ${webhookTypes.join(', ')}`);
+  if (!isEventType(upper)) {
+    throw ApiError.data(`webhook.type "${type}" is not one of: ${eventTypes.join(', ')}`);
   }
   return upper;
 }
@@ -66,49 +67,6 @@ function checkSignature(signature: string | undefined): string | null {
     throw ApiError.data(`webhook.signature is longer than ${maxSignatureLength} characters`);
   }
   return signature;
-}
-
-/** What a test delivery carries: the body of an event of the webhook's type, with sample values. */
-function sampleBody(type: string, accountId: number, now: number, dates: ZonedTime): Record<string, unknown> {
-  const iso = dates.isoInstant(now);
-  switch (type) {
-    case 'DLR':
-      return {
-        date: iso,
-        status: 3,
-        destination: '33600000000',
-        message_id: 'test',
-        campaign_id: '0',
-        country_code: 'FR',
-      };
-    case 'MO':
-    case 'STOP':
-      return {
-        date: iso,
-        message: type === 'STOP' ? 'STOP' : 'Test reply from Pigeon',
-        from: '33600000000',
-        account_id: String(accountId),
-        last_message_id: 'test',
-      };
-    case 'CLICKER':
-      return {
-        campaign_id: '0',
-        gsmsid: 'test',
-        date: dates.wallTime(now),
-        long_url: 'https://example.com/',
-        short_url: 'https://example.com/test',
-        brand: '',
-        model: '',
-        os: '',
-        info1: '',
-        info2: '',
-        info3: '',
-        info4: '',
-        clicks_on_link: 1,
-      };
-    default:
-      return { balance: 100, trigger: 100, date: iso };
-  }
 }
 
 export type WebhooksService = ReturnType<typeof createWebhooksService>;
@@ -235,17 +193,13 @@ export function createWebhooksService(deps: { db: Db; clock: Clock; urlGuard: Ur
         throw ApiError.data(`webhook ${idOut(row.id)} is paused; set it live to send it a test`);
       }
       const now = clock.now();
-      const body = sampleBody(row.type, auth.accountId, now, dates);
+      const payload = testEventPayload(row.type, auth.accountId, now, dates);
       const deliveryId = await webhookDeliveriesRepo.insertTest(
         db,
-        {
-          webhook_id: row.id,
-          account_id: auth.accountId,
-          event_type: row.type,
-          payload: JSON.stringify(body),
-        },
+        { webhook_id: row.id, account_id: auth.accountId, event_type: row.type, payload },
         now,
       );
+      const body = JSON.parse(payload) as Record<string, unknown>;
       return { delivery_id: idOut(deliveryId), webhook_id: idOut(row.id), type: row.type, body };
     },
 
