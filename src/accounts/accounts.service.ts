@@ -16,20 +16,15 @@ import {
   parseSubAccount,
   type SubAccountInput,
 } from './account-profile.ts';
-import {
-  accountsRepo,
-  type NewAccount,
-  type NotificationFields,
-  notificationRepo,
-  type TokenOwner,
-  tokensRepo,
-} from './accounts.repo.ts';
+import { accountsRepo, type NewAccount } from './accounts.repo.ts';
 import { accountsLifecycleRepo } from './accounts-lifecycle.repo.ts';
 import { type BalanceAlert, serializeAlert } from './alert-messages.ts';
-import { alertsRepo, type NewAlertJob } from './alerts.repo.ts';
+import { alertsRepo, type NewAlertJob, type NotificationFields, notificationRepo } from './alerts.repo.ts';
+import { creditsRepo } from './credits.repo.ts';
 import { createPasswordGuard, type PasswordGuardOptions } from './password-guard.ts';
 import { hashPassword, hashToken, ipAllowed, isIpOrCidr, newToken } from './secrets.ts';
 import { tokenDateClamp } from './token-dates.ts';
+import { type TokenOwner, tokensRepo } from './tokens.repo.ts';
 
 export interface TokenRequest {
   name: string;
@@ -347,7 +342,7 @@ export function createAccountsService(deps: {
       };
       return storeAccount(account, '', async (tx, accountId) => {
         if (credits > 0) {
-          await accountsRepo.recordLedger(
+          await creditsRepo.recordLedger(
             tx,
             {
               account_id: accountId,
@@ -472,7 +467,7 @@ export function createAccountsService(deps: {
             `transfer.to_account ${toChild} is an unlimited sub-account: it spends this account's credits, so none are transferred to or from it`,
           );
         }
-        const parentBalance = await accountsRepo.addCredits(tx, auth.accountId, -amount);
+        const parentBalance = await creditsRepo.addCredits(tx, auth.accountId, -amount);
         if (parentBalance === undefined) {
           const available = (await accountsRepo.find(tx, auth.accountId))?.credits ?? 0;
           throw new ApiError(
@@ -480,7 +475,7 @@ export function createAccountsService(deps: {
             `this transfer needs ${amount} credits and ${available} are available`,
           );
         }
-        const childBalance = await accountsRepo.addCredits(tx, toChild, amount);
+        const childBalance = await creditsRepo.addCredits(tx, toChild, amount);
         if (childBalance === undefined) {
           const has = (await accountsRepo.find(tx, toChild))?.credits ?? 0;
           throw new ApiError(
@@ -495,7 +490,7 @@ export function createAccountsService(deps: {
         ];
         for (const side of sides) {
           const reason = `transfer ${side.delta < 0 ? 'to' : 'from'} account ${side.other}`;
-          await accountsRepo.recordLedger(
+          await creditsRepo.recordLedger(
             tx,
             {
               account_id: side.id,
@@ -626,9 +621,9 @@ export function createAccountsService(deps: {
       return db.transaction().execute(async (tx) => {
         if (!(await accountsRepo.find(tx, accountId)))
           throw ApiError.notFound(`account ${accountId} does not exist`);
-        const balance = await accountsRepo.addCredits(tx, accountId, amount);
+        const balance = await creditsRepo.addCredits(tx, accountId, amount);
         if (balance === undefined) throw new ApiError(Status.credits, 'the balance cannot go below zero');
-        await accountsRepo.recordLedger(
+        await creditsRepo.recordLedger(
           tx,
           { account_id: accountId, delta: amount, balance_after: balance, reason, campaign_id: null },
           clock.now(),
@@ -656,14 +651,14 @@ export function createAccountsService(deps: {
     ) {
       // A send authenticated just before its account was locked stops here, in its own transaction.
       const billedAccountId = await billedAccount(tx, accountId, true);
-      const balance = await accountsRepo.addCredits(tx, billedAccountId, -cost);
+      const balance = await creditsRepo.addCredits(tx, billedAccountId, -cost);
       if (balance === undefined) {
         const available = (await accountsRepo.find(tx, billedAccountId))?.credits ?? 0;
         const what = reason === 'lookup' ? 'this lookup' : 'this send';
         throw new ApiError(Status.credits, `${what} costs ${cost} credits and ${available} are available`);
       }
       if (cost !== 0) {
-        await accountsRepo.recordLedger(
+        await creditsRepo.recordLedger(
           tx,
           {
             account_id: billedAccountId,
@@ -682,11 +677,11 @@ export function createAccountsService(deps: {
 
     /** Gives back a campaign's cost to the account that paid it, inside the caller's transaction. */
     async refund(tx: Executor, billedAccountId: number, amount: number, campaignId: number): Promise<number> {
-      const balance = await accountsRepo.addCredits(tx, billedAccountId, amount);
+      const balance = await creditsRepo.addCredits(tx, billedAccountId, amount);
       if (balance === undefined)
         throw new ApiError(Status.unknown, `account ${billedAccountId} cannot be refunded`);
       if (amount !== 0) {
-        await accountsRepo.recordLedger(
+        await creditsRepo.recordLedger(
           tx,
           {
             account_id: billedAccountId,
