@@ -4,6 +4,7 @@ import { type AccountsService, createAccountsService } from './accounts/accounts
 import { type BalanceAlertsService, createBalanceAlertsService } from './accounts/balance-alerts.service.ts';
 import { type ConsumptionService, createConsumptionService } from './accounts/consumption.service.ts';
 import { createInvoicesService, type InvoicesService } from './accounts/invoices.service.ts';
+import { createTokensService, type TokensService } from './accounts/tokens.service.ts';
 import { type CampaignsService, createCampaignsService } from './campaigns/campaigns.service.ts';
 import { createListsService, type ListsService } from './campaigns/lists.service.ts';
 import { type Config, durationMs } from './config.ts';
@@ -37,7 +38,10 @@ import {
 import { createWebhooksService, type WebhooksService } from './webhooks/webhooks.service.ts';
 
 export interface Services {
+  /** Accounts and sub-accounts: creation, profile reads, lock and unlock; credits; the balance notification. */
   accounts: AccountsService;
+  /** Authentication (tokens, legacy credentials, a console session's caller) and the tokens' CRUD. */
+  tokens: TokensService;
   webhooks: WebhooksService;
   links: LinksService;
   /** Counts stored clicks into their links and CLICKER events; its timer runs beside the link server. */
@@ -112,6 +116,7 @@ export async function createDeps(
     }));
   await migrate(store);
   const { db } = store;
+  const tokens = createTokensService({ db, clock, timezone: config.TIMEZONE });
   // A sub-account's lock holds its queued messages through delivery, created below (called only later).
   const accounts = createAccountsService({
     db,
@@ -126,6 +131,7 @@ export async function createDeps(
       transferred: (tx, toAccountId, credits, fromAccountId) =>
         invoices.recordTransfer(tx, toAccountId, credits, fromAccountId),
     },
+    tokens,
   });
   // A purchase's credits and its invoice commit together: the invoice is issued inside addCredits.
   const invoices = createInvoicesService({
@@ -296,7 +302,11 @@ export async function createDeps(
   const consoleSessions = createConsoleService({
     db,
     clock,
-    accounts,
+    accounts: {
+      authenticate: (credentials, clientIp) => tokens.authenticate(credentials, clientIp),
+      sessionContext: (signedInId, accountId) => tokens.sessionContext(signedInId, accountId),
+      account: (auth) => accounts.account(auth),
+    },
     sessionHours: config.CONSOLE_SESSION_HOURS,
     timeZone: config.TIMEZONE,
     stopMention: config.STOP_MENTION,
@@ -331,6 +341,7 @@ export async function createDeps(
     store,
     services: {
       accounts,
+      tokens,
       webhooks,
       links,
       clickFold,

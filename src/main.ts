@@ -182,7 +182,7 @@ async function run(argv: string[]): Promise<void> {
       const accountId = needId(rest[0], 'ACCOUNT_ID');
       if (!values.name) throw new UsageError('token create needs --name');
       const { token, token_id } = await withDeps(config, (deps) =>
-        deps.services.accounts.createTokenForCli(accountId, values.name!),
+        deps.services.tokens.createTokenForCli(accountId, values.name!),
       );
       return print({ token_id, token });
     }

@@ -6,6 +6,7 @@ import { createAlertWorker } from './accounts/alert-worker.ts';
 import { consumptionRoutes } from './accounts/consumption.routes.ts';
 import { invoicesRoutes } from './accounts/invoices.routes.ts';
 import { createSmtpMailer } from './accounts/mailer.ts';
+import { tokensRoutes } from './accounts/tokens.routes.ts';
 import { campaignsRoutes } from './campaigns/campaigns.routes.ts';
 import { listsRoutes } from './campaigns/lists.routes.ts';
 import { durationMs } from './config.ts';
@@ -58,7 +59,7 @@ export function buildApi(
     config: deps.config,
     clock: deps.clock,
     logger: deps.logger,
-    authenticate: (credential, clientIp) => services.accounts.authenticate(credential, clientIp),
+    authenticate: (credential, clientIp) => services.tokens.authenticate(credential, clientIp),
     documentation: registerApiDocs,
     operations: ops ? (app) => ops.register(app) : undefined,
     sessions: {
@@ -68,6 +69,7 @@ export function buildApi(
     console: (app) => consoleRoutes(app, services.console, loadConsoleAssets()),
     routes: [
       (api) => accountsRoutes(api, services.accounts),
+      (api) => tokensRoutes(api, services.tokens),
       (api) => invoicesRoutes(api, services.invoices),
       (api) => webhooksRoutes(api, services.webhooks),
       (api) => campaignsRoutes(api, services.campaigns),

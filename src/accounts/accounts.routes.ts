@@ -1,16 +1,9 @@
 import Type from 'typebox';
 import { ok } from '../http/envelope.ts';
-import { answer, Id, Nullable, WallTime } from '../http/response-schemas.ts';
+import { answer, Id, Nullable } from '../http/response-schemas.ts';
 import { type App, caller } from '../http/types.ts';
 import type { AccountsService } from './accounts.service.ts';
 
-const TokenBody = Type.Object({
-  token: Type.Object({
-    name: Type.String(),
-    ttl: Type.Optional(Type.Integer()),
-    allowed_ips: Type.Optional(Type.Array(Type.String())),
-  }),
-});
 const IdParams = Type.Object({ id: Type.String() });
 
 // Numbers and flags are read as strings (XML gives strings; JSON numbers are coerced): the service checks
@@ -75,16 +68,6 @@ const Account = Type.Object({
   state: Type.String({ enum: ['active', 'locked'], description: '"locked" while its parent has locked it' }),
   sender: Type.String(),
 });
-const TokenInfo = Type.Object({
-  api_token_id: Id,
-  name: Type.String(),
-  created_at: WallTime,
-  expired_at: Nullable({ ...WallTime }),
-  ttl: Nullable(Type.Integer({ description: 'seconds' })),
-  is_active: flag,
-  allowed_ips: Type.Array(Type.String()),
-  last_used_at: Nullable({ ...WallTime }),
-});
 const Notification = Type.Object({
   alert_trigger: Type.String(),
   alert_email: Type.String(),
@@ -93,11 +76,6 @@ const Notification = Type.Object({
   phone_number: Type.String(),
 });
 const LockState = answer({ state: Type.String({ enum: ['locked', 'unlocked'] }) });
-const CreatedToken = {
-  token: Type.String({ description: 'the secret, shown this once' }),
-  token_id: Id,
-  allowed_ips: Type.Array(Type.String()),
-};
 
 export function accountsRoutes(app: App, accounts: AccountsService): void {
   app.get(
@@ -150,34 +128,6 @@ export function accountsRoutes(app: App, accounts: AccountsService): void {
       },
     },
     async (req) => ok(await accounts.transfer(caller(req), req.body.transfer)),
-  );
-
-  app.post('/token', { schema: { body: TokenBody, response: answer(CreatedToken) } }, async (req) =>
-    ok(await accounts.createToken(caller(req), req.body.token)),
-  );
-  app.post(
-    '/token/account/:accountID',
-    {
-      schema: {
-        body: TokenBody,
-        params: Type.Object({ accountID: Type.String() }),
-        response: answer(CreatedToken),
-      },
-    },
-    async (req) => ok(await accounts.createToken(caller(req), req.body.token, req.params.accountID)),
-  );
-  app.get('/token', { schema: { response: answer({ tokens: Type.Array(TokenInfo) }) } }, async (req) =>
-    ok({ tokens: await accounts.listTokens(caller(req)) }),
-  );
-  app.get(
-    '/token/:id',
-    { schema: { params: IdParams, response: answer({ token: TokenInfo }) } },
-    async (req) => ok({ token: await accounts.getToken(caller(req), req.params.id) }),
-  );
-  app.delete(
-    '/token/:id',
-    { schema: { params: IdParams, response: answer({ deleted_token: Id }) } },
-    async (req) => ok({ deleted_token: await accounts.deleteToken(caller(req), req.params.id) }),
   );
 
   app.get(
