@@ -165,9 +165,7 @@ async function run(argv: string[]): Promise<void> {
       if (values.price === undefined) {
         if (values.currency !== undefined)
           throw ApiError.data('--currency is the currency of --price: give both');
-        const credits = await withDeps(config, (deps) =>
-          deps.services.accounts.addCredits(accountId, amount),
-        );
+        const credits = await withDeps(config, (deps) => deps.services.credits.addCredits(accountId, amount));
         return print({ account_id: String(accountId), credits });
       }
       const { price, currency } = values;

@@ -4,6 +4,7 @@
 import { accountsRoutes } from './accounts/accounts.routes.ts';
 import { createAlertWorker } from './accounts/alert-worker.ts';
 import { consumptionRoutes } from './accounts/consumption.routes.ts';
+import { creditsRoutes } from './accounts/credits.routes.ts';
 import { invoicesRoutes } from './accounts/invoices.routes.ts';
 import { createSmtpMailer } from './accounts/mailer.ts';
 import { tokensRoutes } from './accounts/tokens.routes.ts';
@@ -70,6 +71,7 @@ export function buildApi(
     routes: [
       (api) => accountsRoutes(api, services.accounts),
       (api) => tokensRoutes(api, services.tokens),
+      (api) => creditsRoutes(api, services.credits),
       (api) => invoicesRoutes(api, services.invoices),
       (api) => webhooksRoutes(api, services.webhooks),
       (api) => campaignsRoutes(api, services.campaigns),

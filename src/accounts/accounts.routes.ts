@@ -30,20 +30,6 @@ const AccountBody = Type.Object({
   }),
 });
 
-const TransferBody = Type.Object({
-  transfer: Type.Object({ to_account: Type.String(), credits: Type.String() }),
-});
-
-const NotificationBody = Type.Object({
-  notification: Type.Object({
-    alert_trigger: Type.Optional(Type.String()),
-    alert_email: Type.Optional(Type.String()),
-    alert_gsm: Type.Optional(Type.String()),
-    email: Type.Optional(Type.String()),
-    phone_number: Type.Optional(Type.String()),
-  }),
-});
-
 const flag = Type.Integer({ enum: [0, 1] });
 const Account = Type.Object({
   client_id: Id,
@@ -68,6 +54,15 @@ const Account = Type.Object({
   state: Type.String({ enum: ['active', 'locked'], description: '"locked" while its parent has locked it' }),
   sender: Type.String(),
 });
+const NotificationBody = Type.Object({
+  notification: Type.Object({
+    alert_trigger: Type.Optional(Type.String()),
+    alert_email: Type.Optional(Type.String()),
+    alert_gsm: Type.Optional(Type.String()),
+    email: Type.Optional(Type.String()),
+    phone_number: Type.Optional(Type.String()),
+  }),
+});
 const Notification = Type.Object({
   alert_trigger: Type.String(),
   alert_email: Type.String(),
@@ -78,20 +73,6 @@ const Notification = Type.Object({
 const LockState = answer({ state: Type.String({ enum: ['locked', 'unlocked'] }) });
 
 export function accountsRoutes(app: App, accounts: AccountsService): void {
-  app.get(
-    '/credits',
-    {
-      schema: {
-        response: answer({
-          credits: Type.Integer(),
-          postpaid: Type.String({ examples: ['0'] }),
-          unlimited: Type.String({ enum: ['0', '1'] }),
-        }),
-      },
-    },
-    async (req) => ok(await accounts.creditsView(caller(req))),
-  );
-
   app.get('/account', { schema: { response: answer({ account: Account }) } }, async (req) =>
     ok({ account: await accounts.account(caller(req)) }),
   );
@@ -116,20 +97,6 @@ export function accountsRoutes(app: App, accounts: AccountsService): void {
   app.get('/account/:id/unlock', { schema: { params: IdParams, response: LockState } }, async (req) =>
     ok(await accounts.unlock(caller(req), req.params.id)),
   );
-  app.post(
-    '/account/transfer',
-    {
-      schema: {
-        body: TransferBody,
-        response: answer({
-          credits: Type.Integer({ description: "the caller's credits after" }),
-          child_credits: Type.Integer({ description: "the sub-account's credits after" }),
-        }),
-      },
-    },
-    async (req) => ok(await accounts.transfer(caller(req), req.body.transfer)),
-  );
-
   app.get(
     '/notification/balance',
     { schema: { response: answer({ notification: Notification }) } },
