@@ -39,7 +39,7 @@ import {
 import { createWebhooksService, type WebhooksService } from './webhooks/webhooks.service.ts';
 
 export interface Services {
-  /** Accounts and sub-accounts: creation, profile reads, lock and unlock; the balance notification. */
+  /** Accounts and sub-accounts: creation, profile reads, lock and unlock. */
   accounts: AccountsService;
   /** Authentication (tokens, legacy credentials, a console session's caller) and the tokens' CRUD. */
   tokens: TokensService;

@@ -3,6 +3,7 @@
 // the nudges that wake a worker when the API or another worker has just written its work.
 import { accountsRoutes } from './accounts/accounts.routes.ts';
 import { createAlertWorker } from './accounts/alert-worker.ts';
+import { balanceAlertsRoutes } from './accounts/balance-alerts.routes.ts';
 import { consumptionRoutes } from './accounts/consumption.routes.ts';
 import { creditsRoutes } from './accounts/credits.routes.ts';
 import { invoicesRoutes } from './accounts/invoices.routes.ts';
@@ -72,6 +73,7 @@ export function buildApi(
       (api) => accountsRoutes(api, services.accounts),
       (api) => tokensRoutes(api, services.tokens),
       (api) => creditsRoutes(api, services.credits),
+      (api) => balanceAlertsRoutes(api, services.balanceAlerts),
       (api) => invoicesRoutes(api, services.invoices),
       (api) => webhooksRoutes(api, services.webhooks),
       (api) => campaignsRoutes(api, services.campaigns),

@@ -54,22 +54,6 @@ const Account = Type.Object({
   state: Type.String({ enum: ['active', 'locked'], description: '"locked" while its parent has locked it' }),
   sender: Type.String(),
 });
-const NotificationBody = Type.Object({
-  notification: Type.Object({
-    alert_trigger: Type.Optional(Type.String()),
-    alert_email: Type.Optional(Type.String()),
-    alert_gsm: Type.Optional(Type.String()),
-    email: Type.Optional(Type.String()),
-    phone_number: Type.Optional(Type.String()),
-  }),
-});
-const Notification = Type.Object({
-  alert_trigger: Type.String(),
-  alert_email: Type.String(),
-  alert_gsm: Type.String(),
-  email: Type.String(),
-  phone_number: Type.String(),
-});
 const LockState = answer({ state: Type.String({ enum: ['locked', 'unlocked'] }) });
 
 export function accountsRoutes(app: App, accounts: AccountsService): void {
@@ -96,15 +80,5 @@ export function accountsRoutes(app: App, accounts: AccountsService): void {
   );
   app.get('/account/:id/unlock', { schema: { params: IdParams, response: LockState } }, async (req) =>
     ok(await accounts.unlock(caller(req), req.params.id)),
-  );
-  app.get(
-    '/notification/balance',
-    { schema: { response: answer({ notification: Notification }) } },
-    async (req) => ok({ notification: await accounts.getNotification(caller(req)) }),
-  );
-  app.put(
-    '/notification/balance',
-    { schema: { body: NotificationBody, response: answer({ notification: Notification }) } },
-    async (req) => ok({ notification: await accounts.putNotification(caller(req), req.body.notification) }),
   );
 }

@@ -1,5 +1,4 @@
-// Accounts and sub-accounts: their creation, their profile reads, their lock, and their part of an erasure; the
-// balance notification setting.
+// Accounts and sub-accounts: their creation, their profile reads, their lock, and their part of an erasure.
 import type { AuthContext } from '../shared/auth-context.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { Erasure } from '../shared/erasure.ts';
@@ -11,13 +10,11 @@ import {
   type AccountRow,
   accountView,
   checkCredentials,
-  emailPattern,
   parseSubAccount,
   type SubAccountInput,
 } from './account-profile.ts';
 import { accountsRepo, type NewAccount } from './accounts.repo.ts';
 import { accountsLifecycleRepo } from './accounts-lifecycle.repo.ts';
-import { type NotificationFields, notificationRepo } from './alerts.repo.ts';
 import type { CreditsService } from './credits.service.ts';
 import { hashPassword } from './secrets.ts';
 import type { TokensService } from './tokens.service.ts';
@@ -215,51 +212,5 @@ export function createAccountsService(deps: {
 
     /** GET /account/:id/unlock: it works again, and its held messages are queued as they were. */
     unlock: (auth: AuthContext, rawId: string) => setLock(auth, rawId, 0),
-
-    async getNotification(auth: AuthContext): Promise<NotificationFields> {
-      return (
-        (await notificationRepo.find(db, auth.accountId)) ?? {
-          alert_trigger: '0',
-          alert_email: '0',
-          alert_gsm: '0',
-          email: '',
-          phone_number: '',
-        }
-      );
-    },
-
-    /** Stores the fields given over the current ones; every value is kept and echoed as a string. */
-    async putNotification(auth: AuthContext, input: Partial<Record<keyof NotificationFields, string>>) {
-      const stored = await notificationRepo.find(db, auth.accountId);
-      const current = stored ?? (await this.getNotification(auth));
-      const next = { ...current };
-      for (const key of Object.keys(current) as (keyof NotificationFields)[]) {
-        if (input[key] !== undefined) next[key] = String(input[key]).trim();
-      }
-      if (!/^\d{1,15}$/.test(next.alert_trigger)) {
-        throw ApiError.data('notification.alert_trigger must be a whole number of credits');
-      }
-      for (const key of ['alert_email', 'alert_gsm'] as const) {
-        if (next[key] !== '0' && next[key] !== '1')
-          throw ApiError.data(`notification.${key} must be "0" or "1"`);
-      }
-      if (next.email !== '' && !emailPattern.test(next.email)) {
-        throw ApiError.data(`notification.email "${next.email}" is not a valid address`);
-      }
-      if (next.phone_number !== '' && !/^\d{6,15}$/.test(next.phone_number)) {
-        throw ApiError.data('notification.phone_number must be digits with the country code first');
-      }
-      if (next.alert_email === '1' && next.email === '') {
-        throw ApiError.data('notification.email is required when alert_email is "1"');
-      }
-      if (next.alert_gsm === '1' && next.phone_number === '') {
-        throw ApiError.data('notification.phone_number is required when alert_gsm is "1"');
-      }
-      // A new trigger re-arms the alert, whatever the balance: the next debit at or below it alerts once. The
-      // same trigger keeps its state, so re-saving an address does not repeat an alert already sent.
-      const rearm = stored !== undefined && Number(stored.alert_trigger) !== Number(next.alert_trigger);
-      await notificationRepo.upsert(db, auth.accountId, next, clock.now(), rearm);
-      return next;
-    },
   };
 }
