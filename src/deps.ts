@@ -4,7 +4,9 @@ import { type AccountsService, createAccountsService } from './accounts/accounts
 import { alertJobTiming } from './accounts/alert-worker.ts';
 import { type BalanceAlertsService, createBalanceAlertsService } from './accounts/balance-alerts.service.ts';
 import { type ConsumptionService, createConsumptionService } from './accounts/consumption.service.ts';
+import { type CreditsService, createCreditsService } from './accounts/credits.service.ts';
 import { createInvoicesService, type InvoicesService } from './accounts/invoices.service.ts';
+import { createTokensService, type TokensService } from './accounts/tokens.service.ts';
 import { type CampaignsService, createCampaignsService } from './campaigns/campaigns.service.ts';
 import { createListsService, type ListsService } from './campaigns/lists.service.ts';
 import { type Config, durationMs } from './config.ts';
@@ -39,7 +41,12 @@ import {
 import { createWebhooksService, type WebhooksService } from './webhooks/webhooks.service.ts';
 
 export interface Services {
+  /** Accounts and sub-accounts: creation, profile reads, lock and unlock. */
   accounts: AccountsService;
+  /** Authentication (tokens, legacy credentials, a console session's caller) and the tokens' CRUD. */
+  tokens: TokensService;
+  /** Balances and their ledger: debits, refunds, transfers, top-ups, and the balance-alert trigger. */
+  credits: CreditsService;
   webhooks: WebhooksService;
   links: LinksService;
   /** Counts stored clicks into their links and CLICKER events; its timer runs beside the link server. */
@@ -114,20 +121,28 @@ export async function createDeps(
     }));
   await migrate(store);
   const { db } = store;
+  const tokens = createTokensService({ db, clock, timezone: config.TIMEZONE });
+  // A transfer's invoice is issued by the invoices service, created below (called only later).
+  const credits = createCreditsService({
+    db,
+    clock,
+    timezone: config.TIMEZONE,
+    invoices: {
+      transferred: (tx, toAccountId, amount, fromAccountId) =>
+        invoices.recordTransfer(tx, toAccountId, amount, fromAccountId),
+    },
+  });
   // A sub-account's lock holds its queued messages through delivery, created below (called only later).
   const accounts = createAccountsService({
     db,
     clock,
-    timezone: config.TIMEZONE,
     heldMessages: {
       hold: (tx, accountId) => delivery.holdQueued(tx, accountId),
       release: (tx, accountId) => delivery.releaseHeld(tx, accountId),
       released: () => nudges.send('messages'),
     },
-    invoices: {
-      transferred: (tx, toAccountId, credits, fromAccountId) =>
-        invoices.recordTransfer(tx, toAccountId, credits, fromAccountId),
-    },
+    tokens,
+    credits,
   });
   // A purchase's credits and its invoice commit together: the invoice is issued inside addCredits.
   const invoices = createInvoicesService({
@@ -140,7 +155,7 @@ export async function createDeps(
       issuer: config.INVOICE_ISSUER,
       prefix: config.INVOICE_PREFIX,
     },
-    topUp: { add: (accountId, credits, inTx) => accounts.addCredits(accountId, credits, 'top-up', inTx) },
+    topUp: { add: (accountId, amount, inTx) => credits.addCredits(accountId, amount, 'top-up', inTx) },
   });
   const urlGuard = createUrlGuard({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE });
   const webhooks = createWebhooksService({ db, clock, urlGuard, timezone: config.TIMEZONE });
@@ -217,7 +232,7 @@ export async function createDeps(
     db,
     clock,
     config,
-    accounts,
+    credits,
     links,
     delivery,
     queued: (messages) => {
@@ -250,8 +265,8 @@ export async function createDeps(
     costPerNumber: config.LOOKUP_COST,
     ports: {
       charge: async (tx, accountId, cost) =>
-        (await accounts.debit(tx, accountId, cost, null, 'lookup')).credits,
-      balance: (accountId) => accounts.credits(accountId),
+        (await credits.debit(tx, accountId, cost, null, 'lookup')).credits,
+      balance: (accountId) => credits.credits(accountId),
       npaiNumbers: (accountId, numbers) => lists.listedNumbers(accountId, 'npai', numbers),
     },
   });
@@ -292,7 +307,11 @@ export async function createDeps(
   const consoleSessions = createConsoleService({
     db,
     clock,
-    accounts,
+    accounts: {
+      authenticate: (credentials, clientIp) => tokens.authenticate(credentials, clientIp),
+      sessionContext: (signedInId, accountId) => tokens.sessionContext(signedInId, accountId),
+      account: (auth) => accounts.account(auth),
+    },
     sessionHours: config.CONSOLE_SESSION_HOURS,
     timeZone: config.TIMEZONE,
     stopMention: config.STOP_MENTION,
@@ -327,6 +346,8 @@ export async function createDeps(
     store,
     services: {
       accounts,
+      tokens,
+      credits,
       webhooks,
       links,
       clickFold,

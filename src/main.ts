@@ -165,9 +165,7 @@ async function run(argv: string[]): Promise<void> {
       if (values.price === undefined) {
         if (values.currency !== undefined)
           throw ApiError.data('--currency is the currency of --price: give both');
-        const credits = await withDeps(config, (deps) =>
-          deps.services.accounts.addCredits(accountId, amount),
-        );
+        const credits = await withDeps(config, (deps) => deps.services.credits.addCredits(accountId, amount));
         return print({ account_id: String(accountId), credits });
       }
       const { price, currency } = values;
@@ -182,7 +180,7 @@ async function run(argv: string[]): Promise<void> {
       const accountId = needId(rest[0], 'ACCOUNT_ID');
       if (!values.name) throw new UsageError('token create needs --name');
       const { token, token_id } = await withDeps(config, (deps) =>
-        deps.services.accounts.createTokenForCli(accountId, values.name!),
+        deps.services.tokens.createTokenForCli(accountId, values.name!),
       );
       return print({ token_id, token });
     }

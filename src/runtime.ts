@@ -3,9 +3,12 @@
 // the nudges that wake a worker when the API or another worker has just written its work.
 import { accountsRoutes } from './accounts/accounts.routes.ts';
 import { alertWorkerOptions, createAlertWorker } from './accounts/alert-worker.ts';
+import { balanceAlertsRoutes } from './accounts/balance-alerts.routes.ts';
 import { consumptionRoutes } from './accounts/consumption.routes.ts';
+import { creditsRoutes } from './accounts/credits.routes.ts';
 import { invoicesRoutes } from './accounts/invoices.routes.ts';
 import { createSmtpMailer } from './accounts/mailer.ts';
+import { tokensRoutes } from './accounts/tokens.routes.ts';
 import { campaignsRoutes } from './campaigns/campaigns.routes.ts';
 import { listsRoutes } from './campaigns/lists.routes.ts';
 import { durationMs } from './config.ts';
@@ -57,7 +60,7 @@ export function buildApi(
     config: deps.config,
     clock: deps.clock,
     logger: deps.logger,
-    authenticate: (credential, clientIp) => services.accounts.authenticate(credential, clientIp),
+    authenticate: (credential, clientIp) => services.tokens.authenticate(credential, clientIp),
     documentation: registerApiDocs,
     operations: ops ? (app) => ops.register(app) : undefined,
     sessions: {
@@ -67,6 +70,9 @@ export function buildApi(
     console: (app) => consoleRoutes(app, services.console, loadConsoleAssets()),
     routes: [
       (api) => accountsRoutes(api, services.accounts),
+      (api) => tokensRoutes(api, services.tokens),
+      (api) => creditsRoutes(api, services.credits),
+      (api) => balanceAlertsRoutes(api, services.balanceAlerts),
       (api) => invoicesRoutes(api, services.invoices),
       (api) => webhooksRoutes(api, services.webhooks),
       (api) => campaignsRoutes(api, services.campaigns),

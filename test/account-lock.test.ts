@@ -191,7 +191,7 @@ describeEachDialect('account lock', (h) => {
       .where('account_id', '=', child.id)
       .execute();
     expect(campaigns).toEqual([]);
-    expect((await h().deps.services.accounts.credits(child.id)).valueOf()).toBe(10);
+    expect((await h().deps.services.credits.credits(child.id)).valueOf()).toBe(10);
   });
 
   it('messages a worker has already taken are not held: they finish normally', async () => {

@@ -240,12 +240,12 @@ describeEachDialect('balance alert', (h) => {
     expect(await alertEvents(a.id)).toHaveLength(1);
 
     // 8 + 2 = 10: at the trigger, not above it, so still disarmed.
-    await h().deps.services.accounts.addCredits(a.id, 2);
+    await h().deps.services.credits.addCredits(a.id, 2);
     await send(a);
     expect(await alertEvents(a.id)).toHaveLength(1);
 
     // 9 + 5 = 14: above it. The next crossing alerts again, and only the crossing one.
-    await h().deps.services.accounts.addCredits(a.id, 5);
+    await h().deps.services.credits.addCredits(a.id, 5);
     await send(a, 3);
     expect(await alertEvents(a.id)).toHaveLength(1);
     await send(a);
@@ -253,7 +253,7 @@ describeEachDialect('balance alert', (h) => {
     expect((await alertEvents(a.id)).map((e) => e.balance)).toEqual([8, 10]);
 
     // 9 + 3 = 12, re-armed; a campaign of 5 crosses, and cancelling it gives 12 back: re-armed by the refund.
-    await h().deps.services.accounts.addCredits(a.id, 3);
+    await h().deps.services.credits.addCredits(a.id, 3);
     const campaign = await send(a, 5);
     expect(campaign.credits).toBe(7);
     expect((await alertEvents(a.id)).map((e) => e.balance)).toEqual([8, 10, 7]);
@@ -420,7 +420,7 @@ describeEachDialect('balance alert', (h) => {
     await alertAt(a, 10, { alert_email: '0', alert_gsm: '0' });
     for (let round = 1; round <= 5; round++) {
       // 11 credits: each send of 1 ends at or below 10, whichever commits first.
-      await h().deps.services.accounts.addCredits(a.id, 11 - (await credits(a)));
+      await h().deps.services.credits.addCredits(a.id, 11 - (await credits(a)));
       await Promise.all([send(a, 1), send(a, 1, otherApp)]);
       expect(await credits(a)).toBe(9);
       expect(await alertEvents(a.id)).toHaveLength(round);
@@ -460,7 +460,7 @@ describeEachDialect(
         });
         expect(hook.body.status, hook.body.details).toBe(1);
         // The server runs on the system clock; an operator's deduction crosses the trigger like a send.
-        await deps.services.accounts.addCredits(a.id, -2);
+        await deps.services.credits.addCredits(a.id, -2);
         await waitFor(() => sink.mails.length === 1, 'the e-mail');
         expect(sink.mails[0]).toMatchObject({
           mailFrom: 'noreply@pigeon.test',

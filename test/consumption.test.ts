@@ -528,7 +528,7 @@ for (const dialect of availableDialects()) {
       expect(rows.filter((r) => r.sent_at !== null)).toHaveLength(oldSentCount);
       expect(rows[rows.length - 1]).toEqual({ seq: oldSentCount + 2, sent_at: dueAt, country: 'BE' });
 
-      const token = (await h!.deps.services.accounts.createTokenForCli(1, 'test')).token;
+      const token = (await h!.deps.services.tokens.createTokenForCli(1, 'test')).token;
       const r = await call(h!.app, 'GET', '/metrics/consumption?date_start=2026-02-01&date_end=2026-02-28', {
         token,
       });

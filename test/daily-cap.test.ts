@@ -54,7 +54,7 @@ describeEachDialect(
         .where('account_id', '=', a.id)
         .execute();
       expect(campaigns).toHaveLength(2);
-      expect(await h().deps.services.accounts.credits(a.id)).toBe(995);
+      expect(await h().deps.services.credits.credits(a.id)).toBe(995);
     });
 
     it('a send larger than the limit on its own is refused', async () => {
@@ -136,7 +136,7 @@ describeEachDialect(
       h().clock.set(mondayMorning);
       const a = await h().account({ credits: 2 });
       expect((await send(h().app, a, numbers(3))).body.status).toBe(-3);
-      await h().deps.services.accounts.addCredits(a.id, 10, 'top-up');
+      await h().deps.services.credits.addCredits(a.id, 10, 'top-up');
       expect((await send(h().app, a, numbers(5))).body.status).toBe(1);
     });
 

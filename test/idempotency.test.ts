@@ -48,7 +48,7 @@ async function debitsOf(h: Harness, a: TestAccount) {
 const sendHash = (json: ReturnType<typeof body>) =>
   requestHash('POST /send', { message: json.sms.message, recipients: json.sms.recipients.gsm });
 
-const credits = (h: Harness, a: TestAccount) => h.deps.services.accounts.credits(a.id);
+const credits = (h: Harness, a: TestAccount) => h.deps.services.credits.credits(a.id);
 
 const keyRow = (h: Harness, a: TestAccount, key: string) =>
   h.deps.store.db
@@ -377,7 +377,7 @@ describeEachDialect('Idempotency-Key', (h) => {
     const a = await h().account({ credits: 1 });
     const refused = await post(h().app, a, 'too-dear', body());
     expect(refused.body.status).toBe(-3);
-    await h().deps.services.accounts.addCredits(a.id, 100, 'top-up');
+    await h().deps.services.credits.addCredits(a.id, 100, 'top-up');
     expect((await post(h().app, a, 'too-dear', body())).raw).toBe(refused.raw);
     const badType = {
       sms: { message: { text: 'Hi', pushtype: 'spam' }, recipients: { gsm: [{ value: fr(1) }] } },

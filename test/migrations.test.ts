@@ -164,7 +164,7 @@ for (const dialect of availableDialects()) {
     let token: string;
     beforeAll(async () => {
       h = await createHarness(dialect, {}, { beforeMigrations: seedAt008 });
-      token = (await h.deps.services.accounts.createTokenForCli(1, 'after the migration')).token;
+      token = (await h.deps.services.tokens.createTokenForCli(1, 'after the migration')).token;
     });
     afterAll(async () => {
       await h?.close();

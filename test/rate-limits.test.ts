@@ -94,7 +94,7 @@ describeEachDialect('rate limits', (h) => {
     expect(xml.raw).toContain('<status>-99</status>');
 
     // Per token: another token of the same account has its own second.
-    const other = await h().deps.services.accounts.createTokenForCli(id, 'second');
+    const other = await h().deps.services.tokens.createTokenForCli(id, 'second');
     expect((await send(app, '/credits', { token: other.token })).httpCode).toBe(200);
 
     h().clock.advance(1000);

@@ -1,16 +1,9 @@
 import Type from 'typebox';
 import { ok } from '../http/envelope.ts';
-import { answer, Id, Nullable, WallTime } from '../http/response-schemas.ts';
+import { answer, Id, Nullable } from '../http/response-schemas.ts';
 import { type App, caller } from '../http/types.ts';
 import type { AccountsService } from './accounts.service.ts';
 
-const TokenBody = Type.Object({
-  token: Type.Object({
-    name: Type.String(),
-    ttl: Type.Optional(Type.Integer()),
-    allowed_ips: Type.Optional(Type.Array(Type.String())),
-  }),
-});
 const IdParams = Type.Object({ id: Type.String() });
 
 // Numbers and flags are read as strings (XML gives strings; JSON numbers are coerced): the service checks
@@ -34,20 +27,6 @@ const AccountBody = Type.Object({
     description: optionalText,
     isChild: optionalText,
     unlimited: optionalText,
-  }),
-});
-
-const TransferBody = Type.Object({
-  transfer: Type.Object({ to_account: Type.String(), credits: Type.String() }),
-});
-
-const NotificationBody = Type.Object({
-  notification: Type.Object({
-    alert_trigger: Type.Optional(Type.String()),
-    alert_email: Type.Optional(Type.String()),
-    alert_gsm: Type.Optional(Type.String()),
-    email: Type.Optional(Type.String()),
-    phone_number: Type.Optional(Type.String()),
   }),
 });
 
@@ -75,45 +54,9 @@ const Account = Type.Object({
   state: Type.String({ enum: ['active', 'locked'], description: '"locked" while its parent has locked it' }),
   sender: Type.String(),
 });
-const TokenInfo = Type.Object({
-  api_token_id: Id,
-  name: Type.String(),
-  created_at: WallTime,
-  expired_at: Nullable({ ...WallTime }),
-  ttl: Nullable(Type.Integer({ description: 'seconds' })),
-  is_active: flag,
-  allowed_ips: Type.Array(Type.String()),
-  last_used_at: Nullable({ ...WallTime }),
-});
-const Notification = Type.Object({
-  alert_trigger: Type.String(),
-  alert_email: Type.String(),
-  alert_gsm: Type.String(),
-  email: Type.String(),
-  phone_number: Type.String(),
-});
 const LockState = answer({ state: Type.String({ enum: ['locked', 'unlocked'] }) });
-const CreatedToken = {
-  token: Type.String({ description: 'the secret, shown this once' }),
-  token_id: Id,
-  allowed_ips: Type.Array(Type.String()),
-};
 
 export function accountsRoutes(app: App, accounts: AccountsService): void {
-  app.get(
-    '/credits',
-    {
-      schema: {
-        response: answer({
-          credits: Type.Integer(),
-          postpaid: Type.String({ examples: ['0'] }),
-          unlimited: Type.String({ enum: ['0', '1'] }),
-        }),
-      },
-    },
-    async (req) => ok(await accounts.creditsView(caller(req))),
-  );
-
   app.get('/account', { schema: { response: answer({ account: Account }) } }, async (req) =>
     ok({ account: await accounts.account(caller(req)) }),
   );
@@ -137,57 +80,5 @@ export function accountsRoutes(app: App, accounts: AccountsService): void {
   );
   app.get('/account/:id/unlock', { schema: { params: IdParams, response: LockState } }, async (req) =>
     ok(await accounts.unlock(caller(req), req.params.id)),
-  );
-  app.post(
-    '/account/transfer',
-    {
-      schema: {
-        body: TransferBody,
-        response: answer({
-          credits: Type.Integer({ description: "the caller's credits after" }),
-          child_credits: Type.Integer({ description: "the sub-account's credits after" }),
-        }),
-      },
-    },
-    async (req) => ok(await accounts.transfer(caller(req), req.body.transfer)),
-  );
-
-  app.post('/token', { schema: { body: TokenBody, response: answer(CreatedToken) } }, async (req) =>
-    ok(await accounts.createToken(caller(req), req.body.token)),
-  );
-  app.post(
-    '/token/account/:accountID',
-    {
-      schema: {
-        body: TokenBody,
-        params: Type.Object({ accountID: Type.String() }),
-        response: answer(CreatedToken),
-      },
-    },
-    async (req) => ok(await accounts.createToken(caller(req), req.body.token, req.params.accountID)),
-  );
-  app.get('/token', { schema: { response: answer({ tokens: Type.Array(TokenInfo) }) } }, async (req) =>
-    ok({ tokens: await accounts.listTokens(caller(req)) }),
-  );
-  app.get(
-    '/token/:id',
-    { schema: { params: IdParams, response: answer({ token: TokenInfo }) } },
-    async (req) => ok({ token: await accounts.getToken(caller(req), req.params.id) }),
-  );
-  app.delete(
-    '/token/:id',
-    { schema: { params: IdParams, response: answer({ deleted_token: Id }) } },
-    async (req) => ok({ deleted_token: await accounts.deleteToken(caller(req), req.params.id) }),
-  );
-
-  app.get(
-    '/notification/balance',
-    { schema: { response: answer({ notification: Notification }) } },
-    async (req) => ok({ notification: await accounts.getNotification(caller(req)) }),
-  );
-  app.put(
-    '/notification/balance',
-    { schema: { body: NotificationBody, response: answer({ notification: Notification }) } },
-    async (req) => ok({ notification: await accounts.putNotification(caller(req), req.body.notification) }),
   );
 }

@@ -1,5 +1,5 @@
-// SQL of balance alerts: the once-per-crossing flag on the setting, the BALANCE_ALERT event, and the leased
-// outbox of alert e-mails and SMS. No rules here.
+// SQL of balance alerts: the setting (`balance_notifications`) with its once-per-crossing flag, and the leased
+// outbox of alert e-mails and SMS (`alert_jobs`). No rules here.
 import { type Selectable, sql } from 'kysely';
 import type { Executor } from '../store/db.ts';
 import { claimsOf, leaseQueue } from '../store/lease-queue.ts';
@@ -135,6 +135,35 @@ export const alertsRepo = {
       .select(['id', 'kind', 'recipient', 'payload', 'state', 'attempts', 'last_error', 'next_attempt_at'])
       .where('account_id', '=', accountId)
       .orderBy('id', 'desc')
+      .execute();
+  },
+};
+
+export type NotificationFields = Omit<BalanceNotificationsTable, 'account_id' | 'updated_at' | 'armed'>;
+
+export const notificationRepo = {
+  find(db: Executor, accountId: number) {
+    return db
+      .selectFrom('balance_notifications')
+      .select(['alert_trigger', 'alert_email', 'alert_gsm', 'email', 'phone_number'])
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
+  },
+
+  /** A new row starts armed; `rearm` arms an existing one again (otherwise its flag is left as it is). */
+  async upsert(
+    db: Executor,
+    accountId: number,
+    fields: NotificationFields,
+    now: number,
+    rearm: boolean,
+  ): Promise<void> {
+    await db
+      .insertInto('balance_notifications')
+      .values({ account_id: accountId, ...fields, updated_at: now })
+      .onConflict((oc) =>
+        oc.column('account_id').doUpdateSet({ ...fields, updated_at: now, ...(rearm ? { armed: 1 } : {}) }),
+      )
       .execute();
   },
 };

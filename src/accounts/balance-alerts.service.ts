@@ -1,11 +1,20 @@
-// The alert e-mails and SMS that balance crossings leave in `alert_jobs`: leased to a worker, each outcome
-// recorded, failures retried with backoff until the alert is a day old.
+// Balance alerts: the setting that asks for them (GET/PUT /notification/balance), and the alert e-mails and SMS
+// that balance crossings leave in `alert_jobs`: leased to a worker, each outcome recorded, failures retried
+// with backoff until the alert is a day old. The crossing itself is found by the debit (`credits.service.ts`).
+import type { AuthContext } from '../shared/auth-context.ts';
 import { backoffMs } from '../shared/backoff.ts';
 import type { Clock } from '../shared/clock.ts';
+import { ApiError } from '../shared/errors.ts';
 import type { Db, DialectName, Executor } from '../store/db.ts';
+import { emailPattern } from './account-profile.ts';
 import { accountsLifecycleRepo } from './accounts-lifecycle.repo.ts';
 import { alertSmsText, parseAlert } from './alert-messages.ts';
-import { alertsRepo, type ClaimedAlertJob } from './alerts.repo.ts';
+import {
+  alertsRepo,
+  type ClaimedAlertJob,
+  type NotificationFields,
+  notificationRepo,
+} from './alerts.repo.ts';
 
 /**
  * Where an alert SMS is queued (a free message the delivery worker sends like any other), inside the
@@ -113,6 +122,53 @@ export function createBalanceAlertsService(deps: {
     /** An account's alert jobs, newest first. */
     jobsOf(accountId: number) {
       return alertsRepo.jobsOf(db, accountId);
+    },
+
+    /** GET /notification/balance: the caller's setting; every alert off until one is stored. */
+    async getNotification(auth: AuthContext): Promise<NotificationFields> {
+      return (
+        (await notificationRepo.find(db, auth.accountId)) ?? {
+          alert_trigger: '0',
+          alert_email: '0',
+          alert_gsm: '0',
+          email: '',
+          phone_number: '',
+        }
+      );
+    },
+
+    /** Stores the fields given over the current ones; every value is kept and echoed as a string. */
+    async putNotification(auth: AuthContext, input: Partial<Record<keyof NotificationFields, string>>) {
+      const stored = await notificationRepo.find(db, auth.accountId);
+      const current = stored ?? (await this.getNotification(auth));
+      const next = { ...current };
+      for (const key of Object.keys(current) as (keyof NotificationFields)[]) {
+        if (input[key] !== undefined) next[key] = String(input[key]).trim();
+      }
+      if (!/^\d{1,15}$/.test(next.alert_trigger)) {
+        throw ApiError.data('notification.alert_trigger must be a whole number of credits');
+      }
+      for (const key of ['alert_email', 'alert_gsm'] as const) {
+        if (next[key] !== '0' && next[key] !== '1')
+          throw ApiError.data(`notification.${key} must be "0" or "1"`);
+      }
+      if (next.email !== '' && !emailPattern.test(next.email)) {
+        throw ApiError.data(`notification.email "${next.email}" is not a valid address`);
+      }
+      if (next.phone_number !== '' && !/^\d{6,15}$/.test(next.phone_number)) {
+        throw ApiError.data('notification.phone_number must be digits with the country code first');
+      }
+      if (next.alert_email === '1' && next.email === '') {
+        throw ApiError.data('notification.email is required when alert_email is "1"');
+      }
+      if (next.alert_gsm === '1' && next.phone_number === '') {
+        throw ApiError.data('notification.phone_number is required when alert_gsm is "1"');
+      }
+      // A new trigger re-arms the alert, whatever the balance: the next debit at or below it alerts once. The
+      // same trigger keeps its state, so re-saving an address does not repeat an alert already sent.
+      const rearm = stored !== undefined && Number(stored.alert_trigger) !== Number(next.alert_trigger);
+      await notificationRepo.upsert(db, auth.accountId, next, clock.now(), rearm);
+      return next;
     },
   };
 }

@@ -34,7 +34,7 @@ export interface InvoiceOptions {
 }
 
 /**
- * Adds credits to an account and runs `inTx` in the same transaction (`accounts.addCredits`, wired in
+ * Adds credits to an account and runs `inTx` in the same transaction (`credits.addCredits`, wired in
  * `src/deps.ts`); answers the balance after.
  */
 export interface CreditTopUp {

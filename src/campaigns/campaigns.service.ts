@@ -1,6 +1,6 @@
 // Sending: validate the message, filter the recipients, substitute links, price, debit, and store the
 // campaign with its messages and links in one transaction. Simulation runs the same computation unstored.
-import type { AccountsService } from '../accounts/accounts.service.ts';
+import type { CreditsService } from '../accounts/credits.service.ts';
 import type { Config } from '../config.ts';
 import type { CampaignMessage, DeliveryService, NewMessage } from '../delivery/delivery.service.ts';
 import type { IdempotencyService, RecordAnswer } from '../idempotency/idempotency.service.ts';
@@ -104,7 +104,7 @@ export function createCampaignsService(deps: {
     | 'MAX_PARTS'
     | 'DAILY_MESSAGE_LIMIT'
   >;
-  accounts: Pick<AccountsService, 'debit' | 'credits' | 'refund'>;
+  credits: Pick<CreditsService, 'debit' | 'credits' | 'refund'>;
   links: Pick<LinksService, 'allocate' | 'store' | 'purgeCampaign'> & CampaignReadsDeps['links'];
   delivery: Pick<
     DeliveryService,
@@ -131,7 +131,7 @@ export function createCampaignsService(deps: {
     accountId: number;
   }) => boolean;
 }) {
-  const { db, clock, config, accounts, links, delivery } = deps;
+  const { db, clock, config, credits, links, delivery } = deps;
   const queued = deps.queued ?? (() => {});
   const allowedCountries = parseCountries(config.ALLOWED_COUNTRIES);
   const marketingWindow = config.MARKETING_WINDOW;
@@ -312,7 +312,7 @@ export function createCampaignsService(deps: {
 
     if (simulate) {
       await dailyCap.check(db, auth.accountId, now, kept.length);
-      const available = await accounts.credits(auth.accountId);
+      const available = await credits.credits(auth.accountId);
       if (available < cost) {
         throw new ApiError(Status.credits, `this send costs ${cost} credits and ${available} are available`);
       }
@@ -336,7 +336,7 @@ export function createCampaignsService(deps: {
         due_at: p.dueAt,
         created_at: now,
       });
-      const debited = await accounts.debit(tx, accountId, cost, campaignId);
+      const debited = await credits.debit(tx, accountId, cost, campaignId);
       if (debited.billedAccountId !== accountId) {
         await campaignsRepo.setBilledAccount(tx, accountId, campaignId, debited.billedAccountId);
       }
@@ -442,10 +442,10 @@ export function createCampaignsService(deps: {
         const cost = Number(campaign.cost);
         const billed = Number(campaign.billed_account_id);
         // The refund goes to the account that paid (the parent, for an unlimited sub-account).
-        const credits = await accounts.refund(tx, billed, cost, id);
+        const balance = await credits.refund(tx, billed, cost, id);
         // Its messages were never sent: they no longer count against the day's DAILY_MESSAGE_LIMIT.
         await dailyCap.giveBack(tx, auth.accountId, Number(campaign.created_at), messages);
-        return { credits };
+        return { credits: balance };
       });
     },
 
@@ -624,7 +624,7 @@ export function createCampaignsService(deps: {
         if (!campaign) continue;
         const refunded = Math.min(Number(campaign.cost), entry.parts);
         await campaignsRepo.countNotRouted(tx, entry.accountId, id, entry.messages, refunded);
-        if (refunded > 0) await accounts.refund(tx, Number(campaign.billed_account_id), refunded, id);
+        if (refunded > 0) await credits.refund(tx, Number(campaign.billed_account_id), refunded, id);
       }
     },
 

@@ -1,0 +1,50 @@
+// SQL for credits: the balance's conditional UPDATE on `accounts.credits` and the `credit_ledger` lines. No
+// rules here.
+import type { Selectable } from 'kysely';
+import type { Executor } from '../store/db.ts';
+import { runPrepared, slot } from '../store/prepared.ts';
+import type { CreditLedgerTable } from '../store/schema.ts';
+
+export const creditsRepo = {
+  /** Adds delta (negative to debit) unless that would take the balance below zero; undefined if it would. */
+  /** On every send, so compiled once. */
+  async addCredits(db: Executor, id: number, delta: number): Promise<number | undefined> {
+    const [row] = await runPrepared<{ credits: number }>(
+      db,
+      'accounts.addCredits',
+      (q) =>
+        q
+          .updateTable('accounts')
+          .set((eb) => ({ credits: eb('credits', '+', slot(1) as unknown as number) }))
+          .where('id', '=', slot(0) as unknown as number)
+          .where((eb) =>
+            eb(eb('credits', '+', slot(1) as unknown as number), '>=', slot(2) as unknown as number),
+          )
+          .returning('credits'),
+      [id, delta, 0],
+    );
+    return row?.credits;
+  },
+
+  /** On every paid send, so compiled once. */
+  async recordLedger(
+    db: Executor,
+    entry: Omit<Selectable<CreditLedgerTable>, 'id' | 'created_at'>,
+    now: number,
+  ): Promise<void> {
+    await runPrepared(
+      db,
+      'accounts.recordLedger',
+      (q) =>
+        q.insertInto('credit_ledger').values({
+          account_id: slot(0) as unknown as number,
+          delta: slot(1) as unknown as number,
+          balance_after: slot(2) as unknown as number,
+          reason: slot(3),
+          campaign_id: slot(4) as unknown as number,
+          created_at: slot(5) as unknown as number,
+        }),
+      [entry.account_id, entry.delta, entry.balance_after, entry.reason, entry.campaign_id, now],
+    );
+  },
+};

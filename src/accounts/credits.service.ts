@@ -1,0 +1,291 @@
+// Credits: who pays for an account, the balance and its ledger, the debits and refunds of sends and lookups,
+// transfers to sub-accounts, the operator's top-ups, and the balance-alert trigger a debit crosses.
+import type { AuthContext } from '../shared/auth-context.ts';
+import type { Clock } from '../shared/clock.ts';
+import { ApiError, Status } from '../shared/errors.ts';
+import { idIn } from '../shared/ids.ts';
+import { zonedTime } from '../shared/zoned-time.ts';
+import type { Db, Executor } from '../store/db.ts';
+import { appendEvents } from '../store/outbox.ts';
+import { lockedAccount, notASubAccount } from './account-errors.ts';
+import { accountsRepo } from './accounts.repo.ts';
+import { type BalanceAlert, serializeAlert } from './alert-messages.ts';
+import { alertsRepo, type NewAlertJob } from './alerts.repo.ts';
+import { creditsRepo } from './credits.repo.ts';
+
+/**
+ * The invoice a sub-account gets for the credits a transfer gives it (`invoices.service.ts`, wired in
+ * `src/deps.ts`), written in the transfer's transaction.
+ */
+export interface TransferInvoices {
+  transferred(tx: Executor, toAccountId: number, credits: number, fromAccountId: number): Promise<unknown>;
+}
+
+export interface TransferRequest {
+  to_account: string;
+  credits: string;
+}
+
+export type CreditsService = ReturnType<typeof createCreditsService>;
+
+export function createCreditsService(deps: {
+  db: Db;
+  clock: Clock;
+  timezone: string;
+  invoices?: TransferInvoices;
+}) {
+  const { db, clock, timezone } = deps;
+
+  // Whole seconds with the zone's offset, as the DLR and MO events have it.
+  const { isoSecond } = zonedTime(timezone);
+
+  /**
+   * After credits went down to `balance`: if that is at or below the account's alert trigger and the
+   * setting is armed, disarms it and writes the BALANCE_ALERT event and the e-mail and SMS the setting asks
+   * for, all in the caller's transaction, so the alert exists exactly when the debit does.
+   */
+  async function alertIfCrossed(tx: Executor, accountId: number, balance: number): Promise<void> {
+    const setting = await alertsRepo.disarmIfCrossed(tx, accountId, balance);
+    if (!setting) return;
+    const now = clock.now();
+    const alert: BalanceAlert = { balance, trigger: Number(setting.alert_trigger), date: isoSecond(now) };
+    const payload = serializeAlert(alert);
+    await appendEvents(
+      tx,
+      [{ account_id: accountId, campaign_id: null, type: 'BALANCE_ALERT', payload }],
+      now,
+    );
+    const jobs: NewAlertJob[] = [];
+    if (setting.alert_email === '1' && setting.email !== '') {
+      jobs.push({ account_id: accountId, kind: 'email', recipient: setting.email, payload });
+    }
+    if (setting.alert_gsm === '1' && setting.phone_number !== '') {
+      jobs.push({ account_id: accountId, kind: 'sms', recipient: setting.phone_number, payload });
+    }
+    await alertsRepo.insertJobs(tx, jobs, now);
+  }
+
+  /**
+   * The account whose credits an account spends: itself, or up its parents while they are unlimited. With
+   * `refuseLocked`, a locked account (the first one: the sender) is a -1.
+   */
+  async function billedAccount(ex: Executor, accountId: number, refuseLocked = false): Promise<number> {
+    let id = accountId;
+    for (let hops = 0; hops < 16; hops++) {
+      const account = await accountsRepo.find(ex, id);
+      if (!account) throw ApiError.notFound(`account ${id} does not exist`);
+      if (refuseLocked && hops === 0 && Number(account.locked) === 1) throw lockedAccount(id);
+      if (!account.unlimited || account.parent_id === null) return id;
+      id = account.parent_id;
+    }
+    throw new ApiError(Status.unknown, 'sub-account chain too deep');
+  }
+
+  /** Credits the account can spend: its own, or its paying parent's for an unlimited sub-account. */
+  async function spendable(row: {
+    id: number;
+    credits: number;
+    unlimited: number;
+    parent_id: number | null;
+  }) {
+    if (Number(row.unlimited) !== 1 || row.parent_id === null) return Number(row.credits);
+    const billed = await billedAccount(db, Number(row.id));
+    return Number((await accountsRepo.find(db, billed))!.credits);
+  }
+
+  return {
+    billedAccount,
+
+    spendable,
+
+    /** The ledger line of an account created with credits, in its creation's transaction. */
+    async recordInitial(tx: Executor, accountId: number, credits: number, now: number): Promise<void> {
+      await creditsRepo.recordLedger(
+        tx,
+        {
+          account_id: accountId,
+          delta: credits,
+          balance_after: credits,
+          reason: 'initial',
+          campaign_id: null,
+        },
+        now,
+      );
+    },
+
+    /**
+     * POST /account/transfer: moves credits from the caller to one of its sub-accounts (negative: back), one
+     * ledger line on each side naming the other, in one transaction. Each balance moves by a conditional
+     * UPDATE that refuses to go below zero (the debit's), so concurrent transfers and sends lose nothing; the
+     * caller's row is always updated first, so two transfers never wait on each other crosswise.
+     */
+    async transfer(auth: AuthContext, input: TransferRequest) {
+      const raw = String(input.credits ?? '').trim();
+      if (!/^-?\d{1,15}$/.test(raw) || Number(raw) === 0) {
+        throw ApiError.data(
+          `transfer.credits "${input.credits}" must be a non-zero whole number of credits (negative takes them back)`,
+        );
+      }
+      const amount = Number(raw);
+      const childId = idIn(input.to_account);
+      return db.transaction().execute(async (tx) => {
+        const child = childId === undefined ? undefined : await accountsRepo.find(tx, childId);
+        if (!child || child.parent_id === null || Number(child.parent_id) !== auth.accountId) {
+          throw notASubAccount(input.to_account);
+        }
+        const toChild = childId!;
+        if (Number(child.unlimited) === 1) {
+          throw ApiError.data(
+            `transfer.to_account ${toChild} is an unlimited sub-account: it spends this account's credits, so none are transferred to or from it`,
+          );
+        }
+        const parentBalance = await creditsRepo.addCredits(tx, auth.accountId, -amount);
+        if (parentBalance === undefined) {
+          const available = (await accountsRepo.find(tx, auth.accountId))?.credits ?? 0;
+          throw new ApiError(
+            Status.credits,
+            `this transfer needs ${amount} credits and ${available} are available`,
+          );
+        }
+        const childBalance = await creditsRepo.addCredits(tx, toChild, amount);
+        if (childBalance === undefined) {
+          const has = (await accountsRepo.find(tx, toChild))?.credits ?? 0;
+          throw new ApiError(
+            Status.credits,
+            `sub-account ${toChild} has ${has} credits: ${-amount} cannot be taken back`,
+          );
+        }
+        const now = clock.now();
+        const sides = [
+          { id: auth.accountId, delta: -amount, balance: parentBalance, other: toChild },
+          { id: toChild, delta: amount, balance: childBalance, other: auth.accountId },
+        ];
+        for (const side of sides) {
+          const reason = `transfer ${side.delta < 0 ? 'to' : 'from'} account ${side.other}`;
+          await creditsRepo.recordLedger(
+            tx,
+            {
+              account_id: side.id,
+              delta: side.delta,
+              balance_after: side.balance,
+              reason,
+              campaign_id: null,
+            },
+            now,
+          );
+          // The side that gave alerts as a send would; the side that received re-arms above its trigger.
+          if (side.delta < 0) await alertIfCrossed(tx, side.id, side.balance);
+          else await alertsRepo.rearmIfAbove(tx, side.id, side.balance);
+        }
+        // The sub-account that received credits gets its invoice; taking them back issues none.
+        if (amount > 0) await deps.invoices?.transferred(tx, toChild, amount, auth.accountId);
+        return { credits: parentBalance, child_credits: childBalance };
+      });
+    },
+
+    /** Credits available to the account (its parent's for an unlimited sub-account). */
+    async credits(accountId: number): Promise<number> {
+      const billed = await billedAccount(db, accountId);
+      return (await accountsRepo.find(db, billed))!.credits;
+    },
+
+    /** GET /credits: the credits the caller can spend; Pigeon is prepaid only. */
+    async creditsView(auth: AuthContext) {
+      const row = await accountsRepo.find(db, auth.accountId);
+      if (!row) throw ApiError.notFound(`account ${auth.accountId} does not exist`);
+      return {
+        credits: await spendable(row),
+        postpaid: '0',
+        unlimited: Number(row.unlimited) === 1 ? '1' : '0',
+      };
+    },
+
+    /** `inTx` runs in the same transaction once the credits are added (a purchase's invoice). */
+    async addCredits(
+      accountId: number,
+      amount: number,
+      reason = 'top-up',
+      inTx?: (tx: Executor) => Promise<void>,
+    ): Promise<number> {
+      if (!Number.isSafeInteger(amount) || amount === 0)
+        throw ApiError.data('credits must be a non-zero integer');
+      return db.transaction().execute(async (tx) => {
+        if (!(await accountsRepo.find(tx, accountId)))
+          throw ApiError.notFound(`account ${accountId} does not exist`);
+        const balance = await creditsRepo.addCredits(tx, accountId, amount);
+        if (balance === undefined) throw new ApiError(Status.credits, 'the balance cannot go below zero');
+        await creditsRepo.recordLedger(
+          tx,
+          { account_id: accountId, delta: amount, balance_after: balance, reason, campaign_id: null },
+          clock.now(),
+        );
+        // An operator's deduction alerts like a send would; a top-up above the trigger re-arms the alert.
+        if (amount > 0) await alertsRepo.rearmIfAbove(tx, accountId, balance);
+        else await alertIfCrossed(tx, accountId, balance);
+        await inTx?.(tx);
+        return balance;
+      });
+    },
+
+    /**
+     * Debits `cost` credits inside the caller's transaction, from the account that pays for `accountId`.
+     * Throws -3 when the balance is short, -1 when `accountId` is locked; returns who paid and the balance
+     * after.
+     */
+    /** `reason`: what the ledger line says the credits paid for (a campaign, or a number lookup). */
+    async debit(
+      tx: Executor,
+      accountId: number,
+      cost: number,
+      campaignId: number | null,
+      reason: 'campaign' | 'lookup' = 'campaign',
+    ) {
+      // A send authenticated just before its account was locked stops here, in its own transaction.
+      const billedAccountId = await billedAccount(tx, accountId, true);
+      const balance = await creditsRepo.addCredits(tx, billedAccountId, -cost);
+      if (balance === undefined) {
+        const available = (await accountsRepo.find(tx, billedAccountId))?.credits ?? 0;
+        const what = reason === 'lookup' ? 'this lookup' : 'this send';
+        throw new ApiError(Status.credits, `${what} costs ${cost} credits and ${available} are available`);
+      }
+      if (cost !== 0) {
+        await creditsRepo.recordLedger(
+          tx,
+          {
+            account_id: billedAccountId,
+            delta: -cost,
+            balance_after: balance,
+            reason,
+            campaign_id: campaignId,
+          },
+          clock.now(),
+        );
+        // A free debit moves no credits, so it cannot cross the trigger: the send path skips the statement.
+        await alertIfCrossed(tx, billedAccountId, balance);
+      }
+      return { billedAccountId, credits: balance };
+    },
+
+    /** Gives back a campaign's cost to the account that paid it, inside the caller's transaction. */
+    async refund(tx: Executor, billedAccountId: number, amount: number, campaignId: number): Promise<number> {
+      const balance = await creditsRepo.addCredits(tx, billedAccountId, amount);
+      if (balance === undefined)
+        throw new ApiError(Status.unknown, `account ${billedAccountId} cannot be refunded`);
+      if (amount !== 0) {
+        await creditsRepo.recordLedger(
+          tx,
+          {
+            account_id: billedAccountId,
+            delta: amount,
+            balance_after: balance,
+            reason: 'refund',
+            campaign_id: campaignId,
+          },
+          clock.now(),
+        );
+        await alertsRepo.rearmIfAbove(tx, billedAccountId, balance);
+      }
+      return balance;
+    },
+  };
+}
