@@ -1,31 +1,27 @@
-// Reading campaigns back in SMSFactor's shapes: one campaign or a filtered page of them with their counters,
-// the replies, STOPs and NPAI numbers a campaign drew, and the account's message and reply history over a
-// period. Counters come from the campaign's own messages (one grouped query for every campaign of the answer),
-// so a read costs what its campaigns hold, never what the whole account holds; the histories are bounded by
-// their period. Messages and replies are delivery's rows, asked of the delivery service.
-import { getCountries, getCountryCallingCode, isSupportedCountry } from 'libphonenumber-js/max';
 import type { Config } from '../config.ts';
-import type {
-  DeliveryService,
-  HistoryMessage,
-  MessageFilter,
-  MessageSort,
-  Period,
-  ReplySort,
-} from '../delivery/delivery.service.ts';
+import type { DeliveryService, HistoryMessage, MessageFilter } from '../delivery/delivery.service.ts';
 import type { LinksService } from '../links/links.service.ts';
+import {
+  type CampaignMessagesQuery,
+  type CampaignsQuery,
+  type MessagesQuery,
+  parseCampaignMessagesQuery,
+  parseCampaignsQuery,
+  parseClickBucket,
+  parseMessagesQuery,
+  parseRepliesQuery,
+  type RepliesQuery,
+} from '../reads/query-parsers.ts';
 import type { AuthContext } from '../shared/auth-context.ts';
-import { maxInt32, wholeNumberIn } from '../shared/bounds.ts';
 import type { Clock } from '../shared/clock.ts';
 import { ApiError } from '../shared/errors.ts';
 import { idIn, idOut } from '../shared/ids.ts';
 import { type Page, parsePage } from '../shared/paging.ts';
 import { zonedTime } from '../shared/zoned-time.ts';
 import { DlrStatus } from '../sms/dlr-status.ts';
-import { countryOf, normalizeNumber } from '../sms/numbers.ts';
+import { countryOf } from '../sms/numbers.ts';
 import type { Db } from '../store/db.ts';
-import { type CampaignFilter, type CampaignSort, campaignsRepo } from './campaigns.repo.ts';
-import { parseDelay } from './delay.ts';
+import { type CampaignFilter, campaignsRepo } from './campaigns.repo.ts';
 import { numberListsRepo } from './lists.repo.ts';
 import { infoOut } from './message-text.ts';
 
@@ -54,38 +50,6 @@ export interface CampaignView {
 /** See README.md, "Campaign status". */
 export type CampaignStatus = 'scheduled' | 'sending' | 'sent' | 'done' | 'cancelled';
 
-type QueryText = string | undefined;
-
-export interface CampaignsQuery {
-  start?: string;
-  length?: string;
-  date_start?: string;
-  date_end?: string;
-  sms_min?: string;
-  sms_max?: string;
-  destination?: string;
-  text?: string;
-  sort?: string;
-}
-
-export interface MessagesQuery {
-  start?: string;
-  length?: string;
-  date_start?: string;
-  date_end?: string;
-  destination?: string;
-  message?: string;
-  status?: string;
-  country?: string;
-  sort?: string;
-}
-
-export interface CampaignMessagesQuery {
-  start?: string;
-  length?: string;
-  status?: string;
-}
-
 /** What GET /campaign/:ticket/messages answers for each message. */
 export interface CampaignMessageView {
   id: string;
@@ -103,16 +67,6 @@ export interface CampaignMessageView {
   clicks: number;
 }
 
-export type ClickBucket = 'hour' | 'day';
-
-export interface RepliesQuery {
-  start?: string;
-  length?: string;
-  date_start?: string;
-  date_end?: string;
-  sort?: string;
-}
-
 /** The contact fields a reply, STOP or NPAI number tells: a list contact's, else empty strings. */
 interface ContactInfo {
   info1: string;
@@ -123,27 +77,10 @@ interface ContactInfo {
 
 const noInfo: ContactInfo = { info1: '', info2: '', info3: '', info4: '' };
 
-/** The longest `text` (GET /campaigns) or `message` (GET /messages) a substring filter takes. */
-const maxTextFilter = 160;
 /** The most campaigns a `destination` filter of GET /campaigns narrows to. */
 const maxDestinationCampaigns = 1000;
-/** The period a history read covers when it is given no date, or one of its two. */
-const defaultHistoryMs = 24 * 3_600_000;
-/** The longest period one history read covers. */
-const maxHistoryDays = 31;
-const maxHistoryMs = maxHistoryDays * 24 * 3_600_000;
 /** Messages a `country` filter on a calling code several countries share reads, at most, to tell them apart. */
 const maxCountryScan = 10_000;
-
-/** The most messages one page of GET /campaign/:ticket/messages answers. */
-const maxCampaignMessagesPage = 500;
-const clickBuckets: readonly ClickBucket[] = ['hour', 'day'];
-
-const campaignSorts = ['id', 'date', 'text', 'cost', 'status'] as const;
-const messageSorts = ['id', 'date', 'destination', 'status'] as const;
-const replySorts = ['id', 'date', 'text'] as const;
-const dlrCodes = new Set<number>(Object.values(DlrStatus));
-const wholeNumber = /^\d+$/;
 
 const finalStates = new Set(['delivered', 'failed', 'expired']);
 
@@ -186,97 +123,6 @@ export function statusOf(stored: string, t: Tally): CampaignStatus {
   return 'sent';
 }
 
-const absent = (value: QueryText): value is undefined => value === undefined || value.trim() === '';
-
-/** `sort` in SMSFactor's syntax: one of `keys`, a leading `-` for descending. */
-function parseSort<K extends string>(
-  value: QueryText,
-  keys: readonly K[],
-  fallback: { key: K; descending: boolean },
-): { key: K; descending: boolean } {
-  if (absent(value)) return fallback;
-  const raw = value.trim();
-  const descending = raw.startsWith('-');
-  const key = (descending ? raw.slice(1) : raw).toLowerCase() as K;
-  if (!keys.includes(key)) {
-    throw ApiError.data(
-      `sort "${value}" must be one of ${keys.join(', ')}, with a leading - to sort descending (e.g. -${keys[0]})`,
-    );
-  }
-  return { key, descending };
-}
-
-/**
- * A count filter: a whole number ≥ 0. The column it filters is a 32-bit integer, which PostgreSQL will not
- * compare with a larger one; above that it is the column's largest value, which filters the same.
- */
-function parseCount(field: string, value: QueryText): number | undefined {
-  if (absent(value)) return undefined;
-  return wholeNumberIn(field, value.trim(), { min: 0, max: maxInt32, above: 'clamp' });
-}
-
-/** A substring filter: trimmed, at most `maxTextFilter` characters; empty is no filter. */
-function parseText(field: string, value: QueryText): string | undefined {
-  if (absent(value)) return undefined;
-  const text = value.trim();
-  const length = [...text].length;
-  if (length > maxTextFilter) {
-    throw ApiError.data(
-      `${field} is ${length} characters long; a ${field} filter holds at most ${maxTextFilter}`,
-    );
-  }
-  return text;
-}
-
-/** A number filter, normalized as sends normalize recipients (spaces, a leading + or 00 dropped). */
-function parseDestination(value: QueryText): string | undefined {
-  if (absent(value)) return undefined;
-  const number = normalizeNumber(value);
-  if (number === undefined) {
-    throw ApiError.data(
-      `destination "${value}" must be a phone number in international format: digits, country code first (e.g. 33612345678)`,
-    );
-  }
-  return number;
-}
-
-function parseStatus(value: QueryText): number | undefined {
-  if (absent(value)) return undefined;
-  const raw = value.trim();
-  if (!wholeNumber.test(raw) || !dlrCodes.has(Number(raw))) {
-    throw ApiError.data(`status "${value}" must be a DLR code: ${[...dlrCodes].join(', ')}`);
-  }
-  return Number(raw);
-}
-
-/** Countries by calling code, built at first use: which calling codes several countries share. */
-let countriesByCode: Map<string, string[]> | undefined;
-
-interface CountryFilter {
-  code: string;
-  callingCode: string;
-  /** Other countries with the same calling code: the number itself tells them apart. */
-  sharedWith: string[];
-}
-
-function parseCountry(value: QueryText): CountryFilter | undefined {
-  if (absent(value)) return undefined;
-  const code = value.trim().toUpperCase();
-  if (!/^[A-Z]{2}$/.test(code) || !isSupportedCountry(code)) {
-    throw ApiError.data(`country "${value}" must be an ISO 3166-1 alpha-2 country code (e.g. FR)`);
-  }
-  if (!countriesByCode) {
-    countriesByCode = new Map();
-    for (const c of getCountries()) {
-      const calling = getCountryCallingCode(c);
-      countriesByCode.set(calling, [...(countriesByCode.get(calling) ?? []), c]);
-    }
-  }
-  const callingCode = getCountryCallingCode(code);
-  const sharedWith = (countriesByCode.get(callingCode) ?? []).filter((c) => c !== code);
-  return { code, callingCode, sharedWith };
-}
-
 export type CampaignReads = ReturnType<typeof createCampaignReads>;
 export type CampaignReadsDeps = Parameters<typeof createCampaignReads>[0];
 
@@ -310,41 +156,6 @@ export function createCampaignReads(deps: {
 
   /** Dates go out as `Y-m-d H:i:s` in TIMEZONE: the form `delay` takes, and the one the Java SDK parses. */
   const { wallTime } = zonedTime(config.TIMEZONE);
-
-  function dateBound(field: string, value: QueryText): number | undefined {
-    if (absent(value)) return undefined;
-    try {
-      return parseDelay(value.trim(), config.TIMEZONE);
-    } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      throw ApiError.data(`${field} "${value}" must be a date as Y-m-d H:i:s (e.g. 2026-05-04 14:30:00)`);
-    }
-  }
-
-  /** `date_start` and `date_end`, inclusive; date_end names a second, so all of that second is in. */
-  function dateRange(query: { date_start?: string; date_end?: string }) {
-    const from = dateBound('date_start', query.date_start);
-    const end = dateBound('date_end', query.date_end);
-    if (from !== undefined && end !== undefined && from > end) {
-      throw ApiError.data(`date_start "${query.date_start}" is after date_end "${query.date_end}"`);
-    }
-    return { from, end, to: end === undefined ? undefined : end + 999 };
-  }
-
-  /**
-   * The period of a history read: the dates given, at most `maxHistoryDays` apart; a missing end is
-   * `defaultHistoryMs` from the other, and without either the period ends now.
-   */
-  function historyPeriod(query: { date_start?: string; date_end?: string }): Period {
-    const { from, end } = dateRange(query);
-    if (from !== undefined && end !== undefined && end - from > maxHistoryMs) {
-      throw ApiError.data(
-        `date_start "${query.date_start}" and date_end "${query.date_end}" are more than ${maxHistoryDays} days apart; a history read covers at most ${maxHistoryDays} days`,
-      );
-    }
-    const last = end ?? (from === undefined ? clock.now() : from + defaultHistoryMs);
-    return { from: from ?? last - defaultHistoryMs, to: last + 999 };
-  }
 
   async function ownCampaign(auth: AuthContext, ticket: string): Promise<CampaignRow> {
     const id = idIn(ticket);
@@ -502,19 +313,12 @@ export function createCampaignReads(deps: {
      * date, messages sent, a number written to and a piece of text.
      */
     async campaigns(auth: AuthContext, query: CampaignsQuery) {
-      const page = parsePage(query);
-      const { from, to } = dateRange(query);
-      const sentMin = parseCount('sms_min', query.sms_min);
-      const sentMax = parseCount('sms_max', query.sms_max);
-      if (sentMin !== undefined && sentMax !== undefined && sentMin > sentMax) {
-        throw ApiError.data(`sms_min "${query.sms_min}" is more than sms_max "${query.sms_max}"`);
-      }
-      const text = parseText('text', query.text);
-      const destination = parseDestination(query.destination);
-      const sort: CampaignSort = parseSort(query.sort, campaignSorts, { key: 'date', descending: true });
+      const parsed = parseCampaignsQuery(query, config.TIMEZONE);
+      const { page, destination, sort } = parsed;
+      const { from } = parsed.filter;
 
       const accountId = auth.accountId;
-      const filter: CampaignFilter = { from, to, sentMin, sentMax, text };
+      const filter: CampaignFilter = parsed.filter;
       if (destination !== undefined) {
         // The campaigns that wrote to the number, from its messages; a message is never due before its campaign.
         const ids = await delivery.campaignsSentTo(accountId, destination, from, maxDestinationCampaigns + 1);
@@ -541,16 +345,12 @@ export function createCampaignReads(deps: {
      * those of that status.
      */
     async campaignMessages(auth: AuthContext, ticket: string, query: CampaignMessagesQuery) {
-      const start = parsePage({ start: query.start }).start;
-      const length = absent(query.length)
-        ? parsePage({}).length
-        : wholeNumberIn('length', query.length.trim(), { min: 1, max: maxCampaignMessagesPage });
-      const status = parseStatus(query.status);
+      const { page, status } = parseCampaignMessagesQuery(query);
       const campaign = await ownCampaign(auth, ticket);
       const accountId = auth.accountId;
       const id = Number(campaign.id);
       const [rows, totals] = await Promise.all([
-        delivery.campaignMessagesPage(accountId, id, status, { start, length }),
+        delivery.campaignMessagesPage(accountId, id, status, page),
         delivery.campaignMessageTotals(accountId, id, status),
       ]);
       const clicks = await links.messageClicks(
@@ -577,17 +377,9 @@ export function createCampaignReads(deps: {
      * the stored clicks: those older than PRUNE_CLICKS_AFTER are gone from it (still in the campaign's `clicks`).
      */
     async campaignClicks(auth: AuthContext, ticket: string, query: { bucket?: string }) {
-      const raw = absent(query.bucket) ? 'hour' : query.bucket.trim().toLowerCase();
-      if (!clickBuckets.includes(raw as ClickBucket)) {
-        throw ApiError.data(`bucket "${query.bucket}" must be one of ${clickBuckets.join(', ')}`);
-      }
+      const bucket = parseClickBucket(query.bucket);
       const campaign = await ownCampaign(auth, ticket);
-      const clicks = await links.clicksOverTime(
-        auth.accountId,
-        Number(campaign.id),
-        config.TIMEZONE,
-        raw as ClickBucket,
-      );
+      const clicks = await links.clicksOverTime(auth.accountId, Number(campaign.id), config.TIMEZONE, bucket);
       return { clicks };
     },
 
@@ -658,13 +450,11 @@ export function createCampaignReads(deps: {
      * country. `totalRecords` counts the period's messages, `totalDisplayRecords` those the filters keep.
      */
     async messageHistory(auth: AuthContext, query: MessagesQuery) {
-      const page = parsePage(query);
-      const period = historyPeriod(query);
-      const destination = parseDestination(query.destination);
-      const text = parseText('message', query.message);
-      const status = parseStatus(query.status);
-      const country = parseCountry(query.country);
-      const sort: MessageSort = parseSort(query.sort, messageSorts, { key: 'date', descending: true });
+      const { page, period, destination, text, status, country, sort } = parseMessagesQuery(
+        query,
+        config.TIMEZONE,
+        clock.now(),
+      );
 
       const accountId = auth.accountId;
       const filter: MessageFilter = { ...period, destination, text, status, prefix: country?.callingCode };
@@ -700,9 +490,7 @@ export function createCampaignReads(deps: {
      * newest first unless `sort` says otherwise.
      */
     async replyHistory(auth: AuthContext, query: RepliesQuery) {
-      const page = parsePage(query);
-      const period = historyPeriod(query);
-      const sort: ReplySort = parseSort(query.sort, replySorts, { key: 'date', descending: true });
+      const { page, period, sort } = parseRepliesQuery(query, config.TIMEZONE, clock.now());
       const [total, rows] = await Promise.all([
         delivery.countReplyHistory(auth.accountId, period),
         delivery.replyHistoryPage(auth.accountId, period, sort, page),
