@@ -2,7 +2,6 @@
 import pino, { type Logger } from 'pino';
 import { type AccountsService, createAccountsService } from './accounts/accounts.service.ts';
 import { type BalanceAlertsService, createBalanceAlertsService } from './accounts/balance-alerts.service.ts';
-import { type ConsumptionService, createConsumptionService } from './accounts/consumption.service.ts';
 import { createInvoicesService, type InvoicesService } from './accounts/invoices.service.ts';
 import { type CampaignsService, createCampaignsService } from './campaigns/campaigns.service.ts';
 import { createListsService, type ListsService } from './campaigns/lists.service.ts';
@@ -13,7 +12,6 @@ import { smscIdForms } from './delivery/receipt.ts';
 import { parseKeywords } from './delivery/reply-keywords.ts';
 import { loadRoutingTable, type RoutingTable } from './delivery/routing/connectors-file.ts';
 import { findRoute } from './delivery/routing/routes.ts';
-import { createStatisticsService, type StatisticsService } from './delivery/statistics.service.ts';
 import { createIdempotencyService, type IdempotencyService } from './idempotency/idempotency.service.ts';
 import { createEraseService, type EraseService } from './lifecycle/erase.service.ts';
 import { type PruneTask, pruneTask } from './lifecycle/prune-job.ts';
@@ -23,6 +21,8 @@ import { createLookupService, type LookupService } from './lookup/lookup.service
 import { numberingPlanProvider } from './lookup/numbering-plan.ts';
 import { createOps, type Ops } from './ops/ops.ts';
 import { appliedMigrations } from './ops/readiness.ts';
+import { type ConsumptionService, createConsumptionService } from './reads/consumption.service.ts';
+import { createStatisticsService, type StatisticsService } from './reads/statistics.service.ts';
 import { createRetentionService, type RetentionService } from './retention/retention.service.ts';
 import { type Clock, systemClock } from './shared/clock.ts';
 import { createNudges, type Nudges } from './shared/nudges.ts';
@@ -45,13 +45,13 @@ export interface Services {
   campaigns: CampaignsService;
   lists: ListsService;
   delivery: DeliveryService;
-  /** GET /statistics/daily: the account's messages per day of TIMEZONE, counted by delivery over its rows. */
+  /** GET /statistics/daily: the account's messages per day of TIMEZONE (src/reads). */
   statistics: StatisticsService;
   webhookDeliveries: WebhookDeliveriesService;
   balanceAlerts: BalanceAlertsService;
   lookup: LookupService;
   retention: RetentionService;
-  /** GET /metrics/consumption: accounts' credits used, summed by delivery over its sent messages. */
+  /** GET /metrics/consumption: accounts' credits used, summed over their sent messages (src/reads). */
   consumption: ConsumptionService;
   /** Invoices of credits received: the operator's purchases and the transfers from a parent. */
   invoices: InvoicesService;
@@ -210,7 +210,9 @@ export async function createDeps(
       dlrWaitMs: durationMs(config.DLR_WAIT),
     },
   });
+  // The reads across rooms: they query the tables themselves, read only.
   const statistics = createStatisticsService({ db, clock, timezone: config.TIMEZONE });
+  const consumption = createConsumptionService({ db, clock, timezone: config.TIMEZONE });
   const idempotency = createIdempotencyService({ db, clock, logger });
   const campaigns = createCampaignsService({
     db,
@@ -268,14 +270,6 @@ export async function createDeps(
       mo: (accountId, before, limit) => delivery.purgeReplies(accountId, before, limit),
       list: (accountId, before, limit) => lists.purgeContacts(accountId, before, limit),
       lookup: (accountId, before, limit) => lookup.purge(accountId, before, limit),
-    },
-  });
-  const consumption = createConsumptionService({
-    db,
-    clock,
-    timezone: config.TIMEZONE,
-    sent: {
-      sentCredits: (accountIds, period, countries) => delivery.sentCredits(accountIds, period, countries),
     },
   });
   // Reaches the capabilities through their services only, for the gauges read from the database.

@@ -3,7 +3,6 @@
 // the nudges that wake a worker when the API or another worker has just written its work.
 import { accountsRoutes } from './accounts/accounts.routes.ts';
 import { createAlertWorker } from './accounts/alert-worker.ts';
-import { consumptionRoutes } from './accounts/consumption.routes.ts';
 import { invoicesRoutes } from './accounts/invoices.routes.ts';
 import { createSmtpMailer } from './accounts/mailer.ts';
 import { campaignsRoutes } from './campaigns/campaigns.routes.ts';
@@ -14,7 +13,6 @@ import { sessionCookieName } from './console/console.service.ts';
 import { loadConsoleAssets } from './console/console-assets.ts';
 import { connectorsOf, connectorUsage, publishConnectorStatus } from './delivery/connector-status.ts';
 import { createDeliveryWorker } from './delivery/delivery-worker.ts';
-import { statisticsRoutes } from './delivery/statistics.routes.ts';
 import { createTransport } from './delivery/transports.ts';
 import type { Deps } from './deps.ts';
 import { buildApp } from './http/app.ts';
@@ -25,6 +23,8 @@ import { createPruneJob } from './lifecycle/prune-job.ts';
 import { createClickFolder } from './links/click-fold.ts';
 import { closeLinkServer, createLinkServer } from './links/link-server.ts';
 import { lookupRoutes } from './lookup/lookup.routes.ts';
+import { consumptionRoutes } from './reads/consumption.routes.ts';
+import { statisticsRoutes } from './reads/statistics.routes.ts';
 import { retentionRoutes } from './retention/retention.routes.ts';
 import { createRetentionJob } from './retention/retention-job.ts';
 import { nextOpening } from './sms/sending-window.ts';
