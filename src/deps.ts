@@ -166,6 +166,8 @@ export async function createDeps(
     clock,
     maxContacts: config.MAX_RECIPIENTS,
     timezone: config.TIMEZONE,
+    // PUT /campaign/:ticket/npai blacklists a campaign's NPAI numbers, which delivery reads (called only later).
+    campaignNpai: { numbers: (tx, accountId, campaignId) => delivery.npaiNumbers(tx, accountId, campaignId) },
   });
   // Delivery and campaigns call each other: delivery through its CampaignSettings port, called only once
   // both exist.

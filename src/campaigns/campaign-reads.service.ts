@@ -22,7 +22,6 @@ import { DlrStatus } from '../sms/dlr-status.ts';
 import { countryOf } from '../sms/numbers.ts';
 import type { Db } from '../store/db.ts';
 import { type CampaignFilter, campaignsRepo } from './campaigns.repo.ts';
-import { numberListsRepo } from './lists.repo.ts';
 import { infoOut } from './message-text.ts';
 
 /** What GET /campaign/:ticket and GET /campaigns answer for each campaign. */
@@ -134,7 +133,6 @@ export function createCampaignReads(deps: {
     DeliveryService,
     | 'stateCounts'
     | 'npaiPage'
-    | 'npaiNumbers'
     | 'replies'
     | 'stopCounts'
     | 'recipientContacts'
@@ -418,30 +416,6 @@ export function createCampaignReads(deps: {
         ...((r.contact_id === null ? undefined : info.get(Number(r.contact_id))) ?? noInfo),
       }));
       return { npais, totalRecords: total, totalDisplayRecords: total };
-    },
-
-    /**
-     * PUT /campaign/:ticket/npai: puts those numbers on the account's blacklist, a page at a time in one
-     * transaction; answers how many were new (`NPAI`, and `added_contacts` as Pigeon answered before).
-     */
-    async blacklistCampaignNpai(auth: AuthContext, ticket: string) {
-      const campaign = await ownCampaign(auth, ticket);
-      const now = clock.now();
-      const added = await db.transaction().execute(async (tx) => {
-        let added = 0;
-        for await (const numbers of delivery.npaiNumbers(tx, auth.accountId, Number(campaign.id))) {
-          added += await numberListsRepo.add(
-            tx,
-            'blacklist',
-            auth.accountId,
-            numbers,
-            now,
-            Number(campaign.id),
-          );
-        }
-        return added;
-      });
-      return { NPAI: added, added_contacts: added };
     },
 
     /**

@@ -236,19 +236,6 @@ export function campaignsRoutes(app: App, campaigns: CampaignsService): void {
     async (req) =>
       ok(await campaigns.campaignNpai(caller(req), req.params.ticket, req.query.start, req.query.length)),
   );
-  app.put(
-    '/campaign/:ticket/npai',
-    {
-      schema: {
-        params: TicketParams,
-        response: answer({
-          NPAI: Type.Integer({ description: 'NPAI numbers of the campaign' }),
-          added_contacts: Type.Integer({ description: 'of them, newly blacklisted' }),
-        }),
-      },
-    },
-    async (req) => ok(await campaigns.blacklistCampaignNpai(caller(req), req.params.ticket)),
-  );
   app.get(
     '/messages',
     {
