@@ -21,7 +21,10 @@ import { createLookupService, type LookupService } from './lookup/lookup.service
 import { numberingPlanProvider } from './lookup/numbering-plan.ts';
 import { createOps, type Ops } from './ops/ops.ts';
 import { appliedMigrations } from './ops/readiness.ts';
+import { type CampaignPagesService, createCampaignPagesService } from './reads/campaign-pages.service.ts';
+import { type CampaignViewsService, createCampaignViewsService } from './reads/campaign-views.service.ts';
 import { type ConsumptionService, createConsumptionService } from './reads/consumption.service.ts';
+import { createHistoryService, type HistoryService } from './reads/history.service.ts';
 import { createStatisticsService, type StatisticsService } from './reads/statistics.service.ts';
 import { createRetentionService, type RetentionService } from './retention/retention.service.ts';
 import { type Clock, systemClock } from './shared/clock.ts';
@@ -45,6 +48,12 @@ export interface Services {
   campaigns: CampaignsService;
   lists: ListsService;
   delivery: DeliveryService;
+  /** GET /campaign/:ticket and GET /campaigns with their counters (src/reads: owns no table, writes none). */
+  campaignViews: CampaignViewsService;
+  /** A campaign's messages, clicks, replies, STOPs and NPAI numbers (src/reads). */
+  campaignPages: CampaignPagesService;
+  /** GET /messages and GET /messages/mo: the account's message and reply history over a period (src/reads). */
+  history: HistoryService;
   /** GET /statistics/daily: the account's messages per day of TIMEZONE (src/reads). */
   statistics: StatisticsService;
   webhookDeliveries: WebhookDeliveriesService;
@@ -213,6 +222,9 @@ export async function createDeps(
     },
   });
   // The reads across rooms: they query the tables themselves, read only.
+  const campaignViews = createCampaignViewsService({ db, timezone: config.TIMEZONE });
+  const campaignPages = createCampaignPagesService({ db, timezone: config.TIMEZONE });
+  const history = createHistoryService({ db, clock, timezone: config.TIMEZONE });
   const statistics = createStatisticsService({ db, clock, timezone: config.TIMEZONE });
   const consumption = createConsumptionService({ db, clock, timezone: config.TIMEZONE });
   const idempotency = createIdempotencyService({ db, clock, logger });
@@ -333,6 +345,9 @@ export async function createDeps(
       campaigns,
       lists,
       delivery,
+      campaignViews,
+      campaignPages,
+      history,
       statistics,
       webhookDeliveries,
       balanceAlerts,

@@ -24,6 +24,7 @@ import { createClickFolder } from './links/click-fold.ts';
 import { closeLinkServer, createLinkServer } from './links/link-server.ts';
 import { lookupRoutes } from './lookup/lookup.routes.ts';
 import { consumptionRoutes } from './reads/consumption.routes.ts';
+import { readsRoutes } from './reads/reads.routes.ts';
 import { statisticsRoutes } from './reads/statistics.routes.ts';
 import { retentionRoutes } from './retention/retention.routes.ts';
 import { createRetentionJob } from './retention/retention-job.ts';
@@ -71,6 +72,7 @@ export function buildApi(
       (api) => invoicesRoutes(api, services.invoices),
       (api) => webhooksRoutes(api, services.webhooks),
       (api) => campaignsRoutes(api, services.campaigns),
+      (api) => readsRoutes(api, services),
       (api) => listsRoutes(api, services.lists),
       (api) => lookupRoutes(api, services.lookup),
       (api) => retentionRoutes(api, services.retention),
