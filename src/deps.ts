@@ -3,7 +3,6 @@ import pino, { type Logger } from 'pino';
 import { type AccountsService, createAccountsService } from './accounts/accounts.service.ts';
 import { alertJobTiming } from './accounts/alert-worker.ts';
 import { type BalanceAlertsService, createBalanceAlertsService } from './accounts/balance-alerts.service.ts';
-import { type ConsumptionService, createConsumptionService } from './accounts/consumption.service.ts';
 import { type CreditsService, createCreditsService } from './accounts/credits.service.ts';
 import { createInvoicesService, type InvoicesService } from './accounts/invoices.service.ts';
 import { createTokensService, type TokensService } from './accounts/tokens.service.ts';
@@ -17,7 +16,6 @@ import { smscIdForms } from './delivery/receipt.ts';
 import { parseKeywords } from './delivery/reply-keywords.ts';
 import { loadRoutingTable, type RoutingTable } from './delivery/routing/connectors-file.ts';
 import { findRoute } from './delivery/routing/routes.ts';
-import { createStatisticsService, type StatisticsService } from './delivery/statistics.service.ts';
 import { createIdempotencyService, type IdempotencyService } from './idempotency/idempotency.service.ts';
 import { createEraseService, type EraseService } from './lifecycle/erase.service.ts';
 import { type PruneTask, pruneTask } from './lifecycle/prune-job.ts';
@@ -27,6 +25,11 @@ import { createLookupService, type LookupService } from './lookup/lookup.service
 import { numberingPlanProvider } from './lookup/numbering-plan.ts';
 import { createOps, type Ops } from './ops/ops.ts';
 import { appliedMigrations } from './ops/readiness.ts';
+import { type CampaignPagesService, createCampaignPagesService } from './reads/campaign-pages.service.ts';
+import { type CampaignViewsService, createCampaignViewsService } from './reads/campaign-views.service.ts';
+import { type ConsumptionService, createConsumptionService } from './reads/consumption.service.ts';
+import { createHistoryService, type HistoryService } from './reads/history.service.ts';
+import { createStatisticsService, type StatisticsService } from './reads/statistics.service.ts';
 import { createRetentionService, type RetentionService } from './retention/retention.service.ts';
 import { type Clock, systemClock } from './shared/clock.ts';
 import { createNudges, type Nudges } from './shared/nudges.ts';
@@ -54,13 +57,19 @@ export interface Services {
   campaigns: CampaignsService;
   lists: ListsService;
   delivery: DeliveryService;
-  /** GET /statistics/daily: the account's messages per day of TIMEZONE, counted by delivery over its rows. */
+  /** GET /campaign/:ticket and GET /campaigns with their counters (src/reads: owns no table, writes none). */
+  campaignViews: CampaignViewsService;
+  /** A campaign's messages, clicks, replies, STOPs and NPAI numbers (src/reads). */
+  campaignPages: CampaignPagesService;
+  /** GET /messages and GET /messages/mo: the account's message and reply history over a period (src/reads). */
+  history: HistoryService;
+  /** GET /statistics/daily: the account's messages per day of TIMEZONE (src/reads). */
   statistics: StatisticsService;
   webhookDeliveries: WebhookDeliveriesService;
   balanceAlerts: BalanceAlertsService;
   lookup: LookupService;
   retention: RetentionService;
-  /** GET /metrics/consumption: accounts' credits used, summed by delivery over its sent messages. */
+  /** GET /metrics/consumption: accounts' credits used, summed over their sent messages (src/reads). */
   consumption: ConsumptionService;
   /** Invoices of credits received: the operator's purchases and the transfers from a parent. */
   invoices: InvoicesService;
@@ -183,6 +192,8 @@ export async function createDeps(
     clock,
     maxContacts: config.MAX_RECIPIENTS,
     timezone: config.TIMEZONE,
+    // PUT /campaign/:ticket/npai blacklists a campaign's NPAI numbers, which delivery reads (called only later).
+    campaignNpai: { numbers: (tx, accountId, campaignId) => delivery.npaiNumbers(tx, accountId, campaignId) },
   });
   // Delivery and campaigns call each other: delivery through its CampaignSettings port, called only once
   // both exist.
@@ -226,7 +237,12 @@ export async function createDeps(
       dlrWaitMs: durationMs(config.DLR_WAIT),
     },
   });
+  // The reads across rooms: they query the tables themselves, read only.
+  const campaignViews = createCampaignViewsService({ db, timezone: config.TIMEZONE });
+  const campaignPages = createCampaignPagesService({ db, timezone: config.TIMEZONE });
+  const history = createHistoryService({ db, clock, timezone: config.TIMEZONE });
   const statistics = createStatisticsService({ db, clock, timezone: config.TIMEZONE });
+  const consumption = createConsumptionService({ db, clock, timezone: config.TIMEZONE });
   const idempotency = createIdempotencyService({ db, clock, logger });
   const campaigns = createCampaignsService({
     db,
@@ -279,14 +295,6 @@ export async function createDeps(
       mo: (accountId, before, limit) => delivery.purgeReplies(accountId, before, limit),
       list: (accountId, before, limit) => lists.purgeContacts(accountId, before, limit),
       lookup: (accountId, before, limit) => lookup.purge(accountId, before, limit),
-    },
-  });
-  const consumption = createConsumptionService({
-    db,
-    clock,
-    timezone: config.TIMEZONE,
-    sent: {
-      sentCredits: (accountIds, period, countries) => delivery.sentCredits(accountIds, period, countries),
     },
   });
   // Reaches the capabilities through their services only, for the gauges read from the database.
@@ -354,6 +362,9 @@ export async function createDeps(
       campaigns,
       lists,
       delivery,
+      campaignViews,
+      campaignPages,
+      history,
       statistics,
       webhookDeliveries,
       balanceAlerts,

@@ -4,7 +4,6 @@
 import { accountsRoutes } from './accounts/accounts.routes.ts';
 import { alertWorkerOptions, createAlertWorker } from './accounts/alert-worker.ts';
 import { balanceAlertsRoutes } from './accounts/balance-alerts.routes.ts';
-import { consumptionRoutes } from './accounts/consumption.routes.ts';
 import { creditsRoutes } from './accounts/credits.routes.ts';
 import { invoicesRoutes } from './accounts/invoices.routes.ts';
 import { createSmtpMailer } from './accounts/mailer.ts';
@@ -17,7 +16,6 @@ import { sessionCookieName } from './console/console.service.ts';
 import { loadConsoleAssets } from './console/console-assets.ts';
 import { connectorsOf, connectorUsage, publishConnectorStatus } from './delivery/connector-status.ts';
 import { createDeliveryWorker, deliveryWorkerOptions } from './delivery/delivery-worker.ts';
-import { statisticsRoutes } from './delivery/statistics.routes.ts';
 import { createTransport } from './delivery/transports.ts';
 import type { Deps } from './deps.ts';
 import { buildApp } from './http/app.ts';
@@ -28,6 +26,9 @@ import { createPruneJob } from './lifecycle/prune-job.ts';
 import { createClickFolder } from './links/click-fold.ts';
 import { closeLinkServer, createLinkServer } from './links/link-server.ts';
 import { lookupRoutes } from './lookup/lookup.routes.ts';
+import { consumptionRoutes } from './reads/consumption.routes.ts';
+import { readsRoutes } from './reads/reads.routes.ts';
+import { statisticsRoutes } from './reads/statistics.routes.ts';
 import { retentionRoutes } from './retention/retention.routes.ts';
 import { createRetentionJob } from './retention/retention-job.ts';
 import { dispatcherFromConfig } from './webhooks/dispatch-policy.ts';
@@ -76,6 +77,7 @@ export function buildApi(
       (api) => invoicesRoutes(api, services.invoices),
       (api) => webhooksRoutes(api, services.webhooks),
       (api) => campaignsRoutes(api, services.campaigns),
+      (api) => readsRoutes(api, services),
       (api) => listsRoutes(api, services.lists),
       (api) => lookupRoutes(api, services.lookup),
       (api) => retentionRoutes(api, services.retention),

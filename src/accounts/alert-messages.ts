@@ -1,13 +1,9 @@
 // What a balance alert says: the BALANCE_ALERT webhook body (the event vocabulary's), and the e-mail and SMS
 // made from it.
-import { type BalanceAlertBody, balanceAlertPayload } from '../events/event-bodies.ts';
+import type { BalanceAlertBody } from '../events/event-bodies.ts';
 
 /** The BALANCE_ALERT body: the balance after the debit, the account's trigger, and when (ISO 8601). */
 export type BalanceAlert = BalanceAlertBody;
-
-/** The webhook body, also kept with each e-mail and SMS job so they say what the webhook said. */
-export const serializeAlert = (alert: BalanceAlert): string =>
-  balanceAlertPayload(alert.balance, alert.trigger, alert.date);
 
 export const parseAlert = (payload: string): BalanceAlert => JSON.parse(payload) as BalanceAlert;
 

@@ -1,5 +1,7 @@
 // Credits: who pays for an account, the balance and its ledger, the debits and refunds of sends and lookups,
 // transfers to sub-accounts, the operator's top-ups, and the balance-alert trigger a debit crosses.
+
+import { balanceAlertPayload } from '../events/event-bodies.ts';
 import type { AuthContext } from '../shared/auth-context.ts';
 import type { Clock } from '../shared/clock.ts';
 import { ApiError, Status } from '../shared/errors.ts';
@@ -9,7 +11,6 @@ import type { Db, Executor } from '../store/db.ts';
 import { appendEvents } from '../store/outbox.ts';
 import { lockedAccount, notASubAccount } from './account-errors.ts';
 import { accountsRepo } from './accounts.repo.ts';
-import { type BalanceAlert, serializeAlert } from './alert-messages.ts';
 import { alertsRepo, type NewAlertJob } from './alerts.repo.ts';
 import { creditsRepo } from './credits.repo.ts';
 
@@ -48,8 +49,7 @@ export function createCreditsService(deps: {
     const setting = await alertsRepo.disarmIfCrossed(tx, accountId, balance);
     if (!setting) return;
     const now = clock.now();
-    const alert: BalanceAlert = { balance, trigger: Number(setting.alert_trigger), date: isoSecond(now) };
-    const payload = serializeAlert(alert);
+    const payload = balanceAlertPayload(balance, Number(setting.alert_trigger), isoSecond(now));
     await appendEvents(
       tx,
       [{ account_id: accountId, campaign_id: null, type: 'BALANCE_ALERT', payload }],

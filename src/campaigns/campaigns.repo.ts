@@ -1,10 +1,8 @@
 // SQL for campaigns, and the account's blacklist and NPAI filters. No rules here.
-import { type ExpressionBuilder, type Selectable, sql } from 'kysely';
-import type { Page } from '../shared/paging.ts';
-import { contains } from '../store/contains.ts';
+import { type Selectable, sql } from 'kysely';
 import type { Executor } from '../store/db.ts';
 import { padToShape, runPrepared, shapedChunks, slot, slots } from '../store/prepared.ts';
-import type { CampaignsTable, Database } from '../store/schema.ts';
+import type { CampaignsTable } from '../store/schema.ts';
 
 export type NewCampaign = Omit<Selectable<CampaignsTable>, 'id'>;
 
@@ -45,50 +43,6 @@ const campaignReadColumns = [
   'due_at',
   'created_at',
 ] as const satisfies readonly (keyof CampaignsTable)[];
-
-/** What GET /campaigns filters on; every field may be absent. */
-export interface CampaignFilter {
-  /** Due times, inclusive, in ms. */
-  from?: number;
-  to?: number;
-  /** Bounds on the messages the campaign sent (`sent`), inclusive. */
-  sentMin?: number;
-  sentMax?: number;
-  /** Held in the text, without case for ASCII letters. */
-  text?: string;
-  /** Only these campaigns (those that wrote to a destination): at most a thousand, never empty. */
-  ids?: readonly number[];
-}
-
-export interface CampaignSort {
-  key: 'id' | 'date' | 'text' | 'cost' | 'status';
-  descending: boolean;
-}
-
-const sortColumn = { id: 'id', date: 'due_at', text: 'text', cost: 'cost', status: 'status' } as const;
-
-/**
- * The account check of a lookup by ids. Rows given by id are found by id: compared plainly, `account_id` can
- * make SQLite's planner (which keeps no statistics) prefer an index on the account, and walk all of its rows.
- */
-const ownerIs = (accountId: number) => (eb: ExpressionBuilder<Database, 'campaigns' | 'contacts'>) =>
-  eb(sql<number>`${eb.ref('account_id')} + 0`, '=', accountId);
-
-/** The account's campaigns matching the filter. */
-function filtered(db: Executor, accountId: number, filter: CampaignFilter) {
-  let q = db.selectFrom('campaigns');
-  if (filter.ids !== undefined) {
-    q = q.where('id', 'in', filter.ids).where(ownerIs(accountId));
-  } else {
-    q = q.where('account_id', '=', accountId);
-  }
-  if (filter.from !== undefined) q = q.where('due_at', '>=', filter.from);
-  if (filter.to !== undefined) q = q.where('due_at', '<=', filter.to);
-  if (filter.sentMin !== undefined) q = q.where('sent', '>=', filter.sentMin);
-  if (filter.sentMax !== undefined) q = q.where('sent', '<=', filter.sentMax);
-  if (filter.text !== undefined) q = q.where(contains(['text'], filter.text));
-  return q;
-}
 
 export const campaignsRepo = {
   /** Retention: the account's oldest campaigns created before `before`, `limit` of them, in id order. */
@@ -155,70 +109,12 @@ export const campaignsRepo = {
     return Number(result.numUpdatedRows) > 0;
   },
 
-  /** How many campaigns the account has. */
-  async countAll(db: Executor, accountId: number): Promise<number> {
-    const row = await db
-      .selectFrom('campaigns')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('account_id', '=', accountId)
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
-  },
-
-  /** How many of the account's campaigns match the filter. */
-  async count(db: Executor, accountId: number, filter: CampaignFilter): Promise<number> {
-    const row = await filtered(db, accountId, filter)
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
-  },
-
-  /** A page of the account's campaigns matching the filter, in the order asked, then by id the same way. */
-  page(db: Executor, accountId: number, filter: CampaignFilter, sort: CampaignSort, page: Page) {
-    const direction = sort.descending ? 'desc' : 'asc';
-    let q = filtered(db, accountId, filter).select(campaignReadColumns);
-    if (sort.key !== 'id') q = q.orderBy(sortColumn[sort.key], direction);
-    return q.orderBy('id', direction).limit(page.length).offset(page.start).execute();
-  },
-
   /** Records the lists a campaign was sent to, in the send's transaction. */
   async insertLists(db: Executor, accountId: number, campaignId: number, listIds: readonly number[]) {
     if (listIds.length === 0) return;
     await db
       .insertInto('campaign_lists')
       .values(listIds.map((listId) => ({ campaign_id: campaignId, list_id: listId, account_id: accountId })))
-      .execute();
-  },
-
-  /** The lists each of the campaigns was sent to, by campaign then list id. */
-  listsOf(db: Executor, accountId: number, campaignIds: readonly number[]) {
-    return db
-      .selectFrom('campaign_lists')
-      .select(['campaign_id', 'list_id'])
-      .where('campaign_id', 'in', campaignIds)
-      .where('account_id', '=', accountId)
-      .orderBy('campaign_id')
-      .orderBy('list_id')
-      .execute();
-  },
-
-  /** The fields of the account's contacts with these ids (a contact deleted since is absent). */
-  contactFields(db: Executor, accountId: number, contactIds: readonly number[]) {
-    return db
-      .selectFrom('contacts')
-      .select(['id', 'info1', 'info2', 'info3', 'info4'])
-      .where('id', 'in', contactIds)
-      .where(ownerIs(accountId))
-      .execute();
-  },
-
-  /** Sender and cost of each of the account's campaigns with these ids (what their messages read out). */
-  summaries(db: Executor, accountId: number, campaignIds: readonly number[]) {
-    return db
-      .selectFrom('campaigns')
-      .select(['id', 'sender', 'cost'])
-      .where('id', 'in', campaignIds)
-      .where(ownerIs(accountId))
       .execute();
   },
 

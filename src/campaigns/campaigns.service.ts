@@ -15,7 +15,6 @@ import { countSegments, gsmPartLimit, type SegmentCount, ucs2PartLimit } from '.
 import { isValidSender } from '../sms/sender.ts';
 import { nextOpening } from '../sms/sending-window.ts';
 import type { Db, Executor } from '../store/db.ts';
-import { type CampaignReadsDeps, createCampaignReads } from './campaign-reads.service.ts';
 import { campaignsRepo, filterChunk, filtersRepo } from './campaigns.repo.ts';
 import { createDailyCap } from './daily-cap.ts';
 import { dueAt } from './delay.ts';
@@ -105,7 +104,7 @@ export function createCampaignsService(deps: {
     | 'DAILY_MESSAGE_LIMIT'
   >;
   credits: Pick<CreditsService, 'debit' | 'credits' | 'refund'>;
-  links: Pick<LinksService, 'allocate' | 'store' | 'purgeCampaign'> & CampaignReadsDeps['links'];
+  links: Pick<LinksService, 'allocate' | 'store' | 'purgeCampaign'>;
   delivery: Pick<
     DeliveryService,
     | 'enqueue'
@@ -114,8 +113,7 @@ export function createCampaignsService(deps: {
     | 'dueBacklog'
     | 'purgeCampaignMessages'
     | 'hasUnfinished'
-  > &
-    CampaignReadsDeps['delivery'];
+  >;
   /** Told after a send's commit, with how many messages it queued (a nudge to the delivery worker). */
   queued?: (messages: number) => void;
   idempotency: Pick<IdempotencyService, 'once'>;
@@ -390,8 +388,6 @@ export function createCampaignsService(deps: {
   }
 
   const service = {
-    ...createCampaignReads({ db, clock, config, delivery, links }),
-
     /**
      * Retention: deletes, in one transaction, up to `limit` rows of the account's oldest campaign created
      * before `before` whose messages are all done with: its messages first, then its links, then the campaign.

@@ -128,6 +128,20 @@ export function listsRoutes(app: App, lists: ListsService): void {
     },
   );
 
+  app.put(
+    '/campaign/:ticket/npai',
+    {
+      schema: {
+        params: Type.Object({ ticket: Type.String() }),
+        response: answer({
+          NPAI: Type.Integer({ description: 'NPAI numbers of the campaign' }),
+          added_contacts: Type.Integer({ description: 'of them, newly blacklisted' }),
+        }),
+      },
+    },
+    async (req) => ok(await lists.blacklistCampaignNpai(caller(req), req.params.ticket)),
+  );
+
   for (const list of ['blacklist', 'npai'] as const) {
     app.post(
       `/${list}`,

@@ -8,6 +8,7 @@ import { parsePage } from '../shared/paging.ts';
 import { zonedTime } from '../shared/zoned-time.ts';
 import { checkNumber, normalizeNumber } from '../sms/numbers.ts';
 import type { Db, Executor } from '../store/db.ts';
+import { campaignsRepo } from './campaigns.repo.ts';
 import {
   type ContactChanges,
   type InfoKey,
@@ -68,10 +69,22 @@ function listNumber(raw: unknown): string | undefined {
   return number !== undefined && checkNumber(number).valid ? number : undefined;
 }
 
+/** A campaign's NPAI numbers, read by delivery (wired in `src/deps.ts`) for PUT /campaign/:ticket/npai. */
+export interface CampaignNpai {
+  /** The numbers of the campaign's messages with DLR 5, in send order, a page at a time, in `tx`. */
+  numbers(tx: Executor, accountId: number, campaignId: number): AsyncIterable<string[]>;
+}
+
 export type ListsService = ReturnType<typeof createListsService>;
 
-export function createListsService(deps: { db: Db; clock: Clock; maxContacts: number; timezone: string }) {
-  const { db, clock, maxContacts } = deps;
+export function createListsService(deps: {
+  db: Db;
+  clock: Clock;
+  maxContacts: number;
+  timezone: string;
+  campaignNpai: CampaignNpai;
+}) {
+  const { db, clock, maxContacts, campaignNpai } = deps;
   const { wallTime } = zonedTime(deps.timezone);
 
   async function ownList(auth: AuthContext, rawId: unknown) {
@@ -266,6 +279,26 @@ export function createListsService(deps: { db: Db; clock: Clock; maxContacts: nu
     },
 
     /** Adds numbers to the blacklist or NPAI list with their info1…info4; numbers already there stay as they are. */
+    /**
+     * PUT /campaign/:ticket/npai: puts the campaign's NPAI numbers on the account's blacklist, a page at a time
+     * in one transaction; answers how many were new (`NPAI`, and `added_contacts` as Pigeon answered before).
+     */
+    async blacklistCampaignNpai(auth: AuthContext, ticket: string) {
+      const id = idIn(ticket);
+      const campaign = id === undefined ? undefined : await campaignsRepo.find(db, auth.accountId, id);
+      if (!campaign) throw ApiError.notFound(`campaign "${ticket}" not found`);
+      const campaignId = Number(campaign.id);
+      const now = clock.now();
+      const added = await db.transaction().execute(async (tx) => {
+        let added = 0;
+        for await (const numbers of campaignNpai.numbers(tx, auth.accountId, campaignId)) {
+          added += await numberListsRepo.add(tx, 'blacklist', auth.accountId, numbers, now, campaignId);
+        }
+        return added;
+      });
+      return { NPAI: added, added_contacts: added };
+    },
+
     async addNumbers(auth: AuthContext, list: NumberList, gsm: ContactInput[]) {
       if (gsm.length > maxContacts) {
         throw ApiError.data(

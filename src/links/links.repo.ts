@@ -3,7 +3,6 @@ import { insertBatch, insertRows } from '../store/bulk-insert.ts';
 import type { Db, DialectName, Executor } from '../store/db.ts';
 import { runPrepared, slot } from '../store/prepared.ts';
 import type { ClicksTable, LinksTable } from '../store/schema.ts';
-import { type BucketSize, wallClockBucket } from '../store/wall-clock.ts';
 
 /** What a link's CLICKER events tell of its recipient, as the redirect and the fold read it. */
 const clickerColumns = ['clicker', 'gsmsmsid', 'info1', 'info2', 'info3', 'info4'] as const;
@@ -142,87 +141,6 @@ export const linksRepo = {
       );
     }
     return rows;
-  },
-
-  /** Clicks counted (folded) on the campaigns' links, per campaign. */
-  clickCounts(db: Executor, accountId: number, campaignIds: readonly number[]) {
-    return db
-      .selectFrom('links')
-      .select('campaign_id')
-      .select((eb) => eb.fn.sum<number>('clicks').as('clicks'))
-      .where('account_id', '=', accountId)
-      .where('campaign_id', 'in', campaignIds)
-      .groupBy('campaign_id')
-      .execute();
-  },
-
-  /**
-   * Clicks counted (folded) on the links of these messages of one campaign, per message (`links_campaign`
-   * index); a message without links, or whose links had no click, is absent.
-   */
-  async messageClicks(db: Executor, accountId: number, campaignId: number, seqs: readonly number[]) {
-    if (seqs.length === 0) return [];
-    const rows = await db
-      .selectFrom('links')
-      .select('message_seq')
-      .select((eb) => eb.fn.sum<number>('clicks').as('clicks'))
-      .where('campaign_id', '=', campaignId)
-      .where('message_seq', 'in', seqs)
-      .where('account_id', '=', accountId)
-      .groupBy('message_seq')
-      .execute();
-    return rows.map((r) => ({ seq: Number(r.message_seq), clicks: Number(r.clicks) }));
-  },
-
-  /** The first and last stored click of a campaign (`clicks_campaign` index), or undefined without any. */
-  async clickSpan(db: Executor, accountId: number, campaignId: number) {
-    const row = await db
-      .selectFrom('clicks')
-      .select((eb) => [
-        eb.fn.min<number>('clicked_at').as('first'),
-        eb.fn.max<number>('clicked_at').as('last'),
-      ])
-      .where('campaign_id', '=', campaignId)
-      .where('account_id', '=', accountId)
-      .executeTakeFirst();
-    if (row?.first == null || row.last == null) return undefined;
-    return { first: Number(row.first), last: Number(row.last) };
-  },
-
-  /**
-   * A campaign's stored clicks within [from, to] per wall-clock hour or day of `zone` (the bucket's start as
-   * wall-clock milliseconds, store/wall-clock.ts): clicks, and distinct messages clicked. Read from the
-   * `clicks_campaign` index alone (migration 026), oldest first.
-   */
-  async clicksPerBucket(
-    db: Executor,
-    accountId: number,
-    campaignId: number,
-    zone: string,
-    size: BucketSize,
-    from: number,
-    to: number,
-  ) {
-    const bucket = wallClockBucket('clicked_at', zone, size, from, to);
-    const rows = await db
-      .selectFrom('clicks')
-      .select((eb) => [
-        bucket.as('bucket'),
-        eb.fn.countAll<number>().as('clicks'),
-        eb.fn.count<number>('message_seq').distinct().as('unique'),
-      ])
-      .where('campaign_id', '=', campaignId)
-      .where('account_id', '=', accountId)
-      .where('clicked_at', '>=', from)
-      .where('clicked_at', '<=', to)
-      .groupBy(bucket)
-      .orderBy(bucket)
-      .execute();
-    return rows.map((r) => ({
-      bucket: Number(r.bucket),
-      clicks: Number(r.clicks),
-      unique: Number(r.unique),
-    }));
   },
 
   /**

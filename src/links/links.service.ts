@@ -58,8 +58,6 @@ export const maxRefererLength = 512;
  * their own cache without coordinating. About 100 MB in the worst case of long URLs; typically far less.
  */
 const maxCachedLinks = 100_000;
-/** Messages per lookup of their clicks: a page of a campaign's messages is at most 500. */
-const maxIdsPerLookup = 500;
 /** Clicks per transaction: groups stay small enough that one write never holds the database for long. */
 const maxClicksPerTransaction = 500;
 
@@ -234,51 +232,6 @@ export function createLinksService(deps: {
     /** Stores links inside the caller's transaction (the campaign's). */
     async store(tx: Executor, links: NewLink[]): Promise<void> {
       await linksRepo.insertMany(tx, links, clock.now());
-    },
-
-    /**
-     * Clicks counted on the campaigns' links, per campaign (campaigns without links are absent). Counts lag
-     * the clicks by a fold, about a second.
-     */
-    clickCounts(accountId: number, campaignIds: readonly number[]) {
-      return linksRepo.clickCounts(db, accountId, campaignIds);
-    },
-
-    /** Clicks counted on the links of these messages of a campaign, by message seq (absent: none). */
-    async messageClicks(accountId: number, campaignId: number, seqs: readonly number[]) {
-      const clicks = new Map<number, number>();
-      for (let i = 0; i < seqs.length; i += maxIdsPerLookup) {
-        const rows = await linksRepo.messageClicks(
-          db,
-          accountId,
-          campaignId,
-          seqs.slice(i, i + maxIdsPerLookup),
-        );
-        for (const r of rows) clicks.set(r.seq, r.clicks);
-      }
-      return clicks;
-    },
-
-    /**
-     * A campaign's clicks over time, per hour or day of `zone`, oldest first, only buckets with clicks: each
-     * bucket's start (`Y-m-d H:i:s` on the zone's wall clock), its clicks and the distinct messages (so
-     * recipients) clicked in it. Read from the stored clicks, which the pruning job deletes once folded and
-     * older than PRUNE_CLICKS_AFTER (30 days by default): earlier clicks are still in the links' counters
-     * (`clickCounts`) but no longer in time.
-     */
-    async clicksOverTime(accountId: number, campaignId: number, zone: string, size: BucketSize) {
-      const span = await linksRepo.clickSpan(db, accountId, campaignId);
-      if (!span) return [];
-      const rows = await linksRepo.clicksPerBucket(
-        db,
-        accountId,
-        campaignId,
-        zone,
-        size,
-        span.first,
-        span.last,
-      );
-      return rows.map((r) => ({ date: wallLabel(r.bucket, 'dateTime'), clicks: r.clicks, unique: r.unique }));
     },
 
     /** Whether a path segment can be a code at all: checked before any lookup, so junk never reaches the database. */

@@ -1,6 +1,6 @@
 // GET /metrics/consumption: the credits the caller and its direct sub-accounts used over a period of days, per
-// country, from what was actually sent. The messages are delivery's: they are summed there, in SQL, through the
-// `SentCredits` port; this side decides the period, the filters, whose accounts and the answer's shape.
+// country, from what was actually sent: summed in SQL over delivery's sent messages (consumption.repo.ts); this
+// side decides the period, the filters, whose accounts and the answer's shape.
 import { isSupportedCountry } from 'libphonenumber-js/max';
 import { DateTime } from 'luxon';
 import type { AuthContext } from '../shared/auth-context.ts';
@@ -8,21 +8,7 @@ import type { Clock } from '../shared/clock.ts';
 import { ApiError } from '../shared/errors.ts';
 import { idIn } from '../shared/ids.ts';
 import type { Db } from '../store/db.ts';
-import { accountsRepo } from './accounts.repo.ts';
-
-/** Credits used by sent messages, summed by delivery (wired in `src/deps.ts`). */
-export interface SentCredits {
-  /**
-   * Per account and recipient country (null: a number of no country), the parts of the accounts' messages
-   * the SMSC accepted within `period` (ms, both ends included); only `countries` when given (null: numbers of
-   * no country).
-   */
-  sentCredits(
-    accountIds: readonly number[],
-    period: { from: number; to: number },
-    countries?: readonly (string | null)[],
-  ): Promise<{ accountId: number; country: string | null; credits: number }[]>;
-}
+import { consumptionRepo } from './consumption.repo.ts';
 
 export interface ConsumptionQuery {
   date_start?: string;
@@ -63,13 +49,8 @@ const dayPattern = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 export type ConsumptionService = ReturnType<typeof createConsumptionService>;
 
-export function createConsumptionService(deps: {
-  db: Db;
-  clock: Clock;
-  timezone: string;
-  sent: SentCredits;
-}) {
-  const { db, clock, timezone, sent } = deps;
+export function createConsumptionService(deps: { db: Db; clock: Clock; timezone: string }) {
+  const { db, clock, timezone } = deps;
 
   /** A `Y-m-d` day in the zone, or undefined when absent; -7 for anything else, naming the field. */
   function parseDay(field: string, value: string | undefined): DateTime | undefined {
@@ -166,22 +147,26 @@ export function createConsumptionService(deps: {
     async consumption(auth: AuthContext, query: ConsumptionQuery): Promise<{ data: ConsumptionView }> {
       const period = parsePeriod(query);
       const countries = parseCountries(query.country);
-      const own = await accountsRepo.profile(db, auth.accountId);
+      const own = await consumptionRepo.account(db, auth.accountId);
       if (!own) throw ApiError.notFound(`account ${auth.accountId} does not exist`);
       let subs: { id: number; company: string | null }[];
       const onlySub = query.sub_account_id?.trim();
       if (onlySub !== undefined && onlySub !== '') {
         const id = idIn(onlySub);
-        const child = id === undefined ? undefined : await accountsRepo.child(db, auth.accountId, id);
+        const child = id === undefined ? undefined : await consumptionRepo.child(db, auth.accountId, id);
         if (!child) {
           throw ApiError.notFound(`sub_account_id "${onlySub}" is not a sub-account of this account`);
         }
         subs = [child];
       } else {
-        subs = await accountsRepo.children(db, auth.accountId);
+        subs = await consumptionRepo.children(db, auth.accountId);
       }
       const counted = [...(onlySub ? [] : [Number(own.id)]), ...subs.map((s) => Number(s.id))];
-      const rows = await sent.sentCredits(counted, period, countries);
+      // Nothing to read without an account or a country to count.
+      const rows =
+        counted.length === 0 || countries?.length === 0
+          ? []
+          : await consumptionRepo.sentParts(db, counted, period, countries);
       const byAccount = new Map<number, typeof rows>();
       for (const row of rows) {
         const list = byAccount.get(row.accountId);

@@ -1,18 +1,13 @@
 // SQL of the account's message statistics: its messages counted per day of TIMEZONE and per state, read
 // through the index of the account's messages by due date (migration 013). No rules here.
-import { sql } from 'kysely';
 import type { Executor } from '../store/db.ts';
 import { wallClockBucket } from '../store/wall-clock.ts';
-
-/**
- * The index `messages_account_due` is keyed on `account_id + 0` (migration 013): the expression is what
- * selects it, so the period's rows are one range of it, never the whole account.
- */
-const accountKey = sql<number>`${sql.ref('account_id')} + 0`;
+import { accountKey } from './account-key.ts';
 
 export const statisticsRepo = {
   /**
-   * The account's messages due within [from, to], counted per wall-clock day of `zone` (the day's start as
+   * The account's messages due within [from, to] (one range of `messages_account_due`, keyed on
+   * `account_id + 0`), counted per wall-clock day of `zone` (the day's start as
    * wall-clock milliseconds, see store/wall-clock.ts) and per state.
    */
   async dailyStates(db: Executor, accountId: number, zone: string, from: number, to: number) {
