@@ -9,8 +9,8 @@ import { GroupCommit } from '../shared/group-commit.ts';
 import type { Log } from '../shared/log.ts';
 import { createPollLoop } from '../shared/poll-loop.ts';
 import { Semaphore } from '../shared/semaphore.ts';
-import type { ClaimedMessage } from './delivery.repo.ts';
 import type { DeliveryService, SubmitResult } from './delivery.service.ts';
+import type { ClaimedMessage } from './messages.repo.ts';
 import { buildParts } from './outbound-parts.ts';
 import type { InboundMessage, Receipt, SubmitOutcome, Transport } from './transport.ts';
 

@@ -14,23 +14,23 @@ import { appendEvents, type NewEvent } from '../store/outbox.ts';
 import type { MessagesTable } from '../store/schema.ts';
 import { connectorStatusRepo } from './connector-status.repo.ts';
 import type { PublishedStatus } from './connector-status.ts';
+import { deliveryLifecycleRepo } from './delivery-lifecycle.repo.ts';
+import { messagePartsRepo, type OpenPart } from './message-parts.repo.ts';
 import {
-  type ClaimedMessage,
-  deliveryRepo,
   type MessageFilter,
   type MessageSort,
-  type OpenPart,
+  messageReadsRepo,
   type Period,
   type ReplySort,
-  type ReplyType,
   reportedStatus,
-} from './delivery.repo.ts';
-import { deliveryLifecycleRepo } from './delivery-lifecycle.repo.ts';
+} from './message-reads.repo.ts';
+import { type ClaimedMessage, messagesRepo } from './messages.repo.ts';
 import { dlrStatusOf, isFinalStat, smscIdForms } from './receipt.ts';
+import { type ReplyType, repliesRepo } from './replies.repo.ts';
 import { answerSender, type KeywordLists, keywordMatcher } from './reply-keywords.ts';
 import type { InboundMessage, Receipt } from './transport.ts';
 
-export type { MessageFilter, MessageSort, Period, ReplySort } from './delivery.repo.ts';
+export type { MessageFilter, MessageSort, Period, ReplySort } from './message-reads.repo.ts';
 
 /** The lists a delivery outcome can put a number on (owned by the campaigns capability). */
 export interface NumberLists {
@@ -209,7 +209,7 @@ export function createDeliveryService(deps: {
   async function partLookup(tx: Executor, receipts: readonly Receipt[]): Promise<PartLookup> {
     const forms = [...new Set(receipts.flatMap((r) => smscIdForms(r.smscId)))];
     const bySmscId = new Map<string, OpenPart[]>();
-    for (const row of forms.length > 0 ? await deliveryRepo.findOpenParts(tx, forms) : []) {
+    for (const row of forms.length > 0 ? await messagePartsRepo.findOpenParts(tx, forms) : []) {
       const list = bySmscId.get(row.smsc_id);
       if (list) list.push(row);
       else bySmscId.set(row.smsc_id, [row]);
@@ -245,7 +245,7 @@ export function createDeliveryService(deps: {
   async function applyResults(tx: Executor, results: SubmitResult[], now: number, events: NewEvent[]) {
     let submitted = results.filter((r) => r.kind === 'submitted');
     if (submitted.length > 0) {
-      const marked = await deliveryRepo.markSubmitted(
+      const marked = await messagesRepo.markSubmitted(
         tx,
         submitted.map((r) => ({
           id: r.message.id,
@@ -260,7 +260,7 @@ export function createDeliveryService(deps: {
       // A message no longer leased under the term that sent it (its worker stalled past the lease, and it went
       // to another) is the other worker's to record: its parts are not recorded here either.
       if (marked.size < submitted.length) submitted = submitted.filter((r) => marked.has(r.message.id));
-      await deliveryRepo.insertParts(
+      await messagePartsRepo.insertParts(
         tx,
         submitted.flatMap((r) =>
           r.smscIds.map((smscId, i) => ({ message_id: r.message.id, part_no: i + 1, smsc_id: smscId })),
@@ -268,9 +268,9 @@ export function createDeliveryService(deps: {
         now,
       );
       // Receipts that overtook this record were kept aside: apply them now.
-      if (await deliveryRepo.hasOrphans(tx)) {
+      if (await messagePartsRepo.hasOrphans(tx)) {
         const allIds = submitted.flatMap((r) => r.smscIds.flatMap(smscIdForms));
-        for (const orphan of await deliveryRepo.takeOrphans(tx, allIds, now - orphanMatchMs)) {
+        for (const orphan of await messagePartsRepo.takeOrphans(tx, allIds, now - orphanMatchMs)) {
           const receipt = { smscId: orphan.smsc_id, stat: orphan.stat, err: orphan.err };
           events.push(...((await applyReceipt(tx, receipt, now)) ?? []));
         }
@@ -282,7 +282,7 @@ export function createDeliveryService(deps: {
         const status = r.kind === 'failed' ? r.dlrStatus : DlrStatus.expired;
         const error =
           r.kind === 'failed' ? r.error : 'validity period ended before the message could be sent';
-        const changed = await deliveryRepo.setLeasedState(
+        const changed = await messagesRepo.setLeasedState(
           tx,
           [r.message.id],
           { state: finalStateOf(status), dlr_status: status, error },
@@ -304,7 +304,7 @@ export function createDeliveryService(deps: {
           );
         }
       } else if (r.kind === 'retry') {
-        await deliveryRepo.setLeasedState(
+        await messagesRepo.setLeasedState(
           tx,
           [r.message.id],
           { state: 'queued', due_at: r.retryAt, error: r.error },
@@ -344,7 +344,7 @@ export function createDeliveryService(deps: {
     }
     const finalized = new Set<number>();
     for (const group of groups.values()) {
-      await deliveryRepo.updateParts(
+      await messagePartsRepo.updateParts(
         tx,
         group.parts.map((p) => p.id),
         group.stat,
@@ -353,7 +353,7 @@ export function createDeliveryService(deps: {
       );
       const messageIds = group.parts.map((p) => p.message_id);
       const state = finalStateOf(group.status);
-      for (const id of await deliveryRepo.finalizeMany(tx, messageIds, state, group.status, now)) {
+      for (const id of await messagesRepo.finalizeMany(tx, messageIds, state, group.status, now)) {
         finalized.add(Number(id));
       }
     }
@@ -402,7 +402,7 @@ export function createDeliveryService(deps: {
     if (!part) {
       if (!keepOrphan) return undefined;
       if (isFinalStat(receipt.stat)) {
-        await deliveryRepo.insertOrphan(
+        await messagePartsRepo.insertOrphan(
           tx,
           { smsc_id: receipt.smscId, stat: receipt.stat, err: receipt.err },
           now,
@@ -412,18 +412,18 @@ export function createDeliveryService(deps: {
     }
     if (!isFinalStat(receipt.stat)) return [];
     const status = dlrStatusOf(receipt, npaiErrors);
-    await deliveryRepo.updatePart(tx, part.id, receipt.stat, status, now);
+    await messagePartsRepo.updatePart(tx, part.id, receipt.stat, status, now);
     parts.closed(part.id);
     const message = { ...part, id: part.message_id };
     let finalStatus = status;
     if (part.parts > 1) {
       // A long message is delivered when every part is; otherwise it takes the first part's failure.
-      const parts = await deliveryRepo.partsOf(tx, part.message_id);
+      const parts = await messagePartsRepo.partsOf(tx, part.message_id);
       if (parts.length < part.parts || parts.some((p) => p.dlr_status === null)) return [];
       const failed = parts.find((p) => p.dlr_status !== DlrStatus.delivered);
       finalStatus = failed ? failed.dlr_status! : DlrStatus.delivered;
     }
-    if (!(await deliveryRepo.finalize(tx, message.id, finalStateOf(finalStatus), finalStatus, now)))
+    if (!(await messagesRepo.finalize(tx, message.id, finalStateOf(finalStatus), finalStatus, now)))
       return [];
     if (finalStatus === DlrStatus.invalidDestination) {
       await deps.numberLists.addToNpai(tx, message.account_id, message.recipient, message.campaign_id);
@@ -446,9 +446,9 @@ export function createDeliveryService(deps: {
     now: number,
     connector?: string,
   ) {
-    const fragments = await deliveryRepo.fragments(tx, from, to, ref);
+    const fragments = await repliesRepo.fragments(tx, from, to, ref);
     if (fragments.length < total) return undefined;
-    if ((await deliveryRepo.deleteFragments(tx, from, to, ref)) < total) return undefined;
+    if ((await repliesRepo.deleteFragments(tx, from, to, ref)) < total) return undefined;
     const via = connector ?? fragments.find((f) => f.connector !== null)?.connector ?? undefined;
     return completeReply(tx, from, to, fragments.map((f) => f.text).join(''), now, via);
   }
@@ -460,15 +460,15 @@ export function createDeliveryService(deps: {
    */
   async function lastMessageFor(tx: Executor, from: string, connector: string | undefined) {
     const through =
-      connector === undefined ? undefined : await deliveryRepo.lastMessageTo(tx, from, connector);
-    return through ?? deliveryRepo.lastMessageTo(tx, from);
+      connector === undefined ? undefined : await messagesRepo.lastMessageTo(tx, from, connector);
+    return through ?? messagesRepo.lastMessageTo(tx, from);
   }
 
   /** Queues the HELP answer unless one went to the number for the account within the interval. */
   async function answerHelp(tx: Executor, accountId: number, from: string, to: string, now: number) {
     const { text, intervalMs, fallbackSender } = options.help;
     if (text === undefined) return false;
-    if (!(await deliveryRepo.claimHelpAnswer(tx, accountId, from, now, now - intervalMs))) return false;
+    if (!(await repliesRepo.claimHelpAnswer(tx, accountId, from, now, now - intervalMs))) return false;
     await deps.answers.queue(tx, accountId, from, text, answerSender(to, fallbackSender));
     return true;
   }
@@ -492,7 +492,7 @@ export function createDeliveryService(deps: {
     else if (keyword === 'START') await deps.numberLists.removeFromBlacklist(tx, last.account_id, from);
     else if (keyword === 'HELP') answered = await answerHelp(tx, last.account_id, from, to, now);
     // The reply for the campaign's reads, and its event for the webhooks: one transaction.
-    await deliveryRepo.insertReply(tx, {
+    await repliesRepo.insertReply(tx, {
       account_id: last.account_id,
       campaign_id: last.campaign_id,
       type,
@@ -535,22 +535,26 @@ export function createDeliveryService(deps: {
 
     /** Retention: up to `limit` of the account's finished messages due before `before`, in a transaction. */
     purgeMessages(accountId: number, before: number, limit: number): Promise<number> {
-      return db.transaction().execute((tx) => deliveryRepo.purgeMessages(tx, accountId, before, limit));
+      return db
+        .transaction()
+        .execute((tx) => deliveryLifecycleRepo.purgeMessages(tx, accountId, before, limit));
     },
 
     /** Retention: up to `limit` finished messages of a campaign, inside the caller's transaction. */
     purgeCampaignMessages(tx: Executor, campaignId: number, limit: number): Promise<number> {
-      return deliveryRepo.purgeCampaignMessages(tx, campaignId, limit);
+      return deliveryLifecycleRepo.purgeCampaignMessages(tx, campaignId, limit);
     },
 
     /** Whether a campaign still has a message queued, being sent or held. */
     hasUnfinished(tx: Executor, campaignId: number): Promise<boolean> {
-      return deliveryRepo.hasUnfinished(tx, campaignId);
+      return deliveryLifecycleRepo.hasUnfinished(tx, campaignId);
     },
 
     /** Retention: up to `limit` of the account's replies received before `before`, in a transaction. */
     purgeReplies(accountId: number, before: number, limit: number): Promise<number> {
-      return db.transaction().execute((tx) => deliveryRepo.purgeReplies(tx, accountId, before, limit));
+      return db
+        .transaction()
+        .execute((tx) => deliveryLifecycleRepo.purgeReplies(tx, accountId, before, limit));
     },
 
     /** Pruning: up to `limit` orphan receipts received before `before` (never matched after two minutes). */
@@ -610,7 +614,7 @@ export function createDeliveryService(deps: {
           now,
         ];
       }
-      await deliveryRepo.insertMessages(tx, rows);
+      await messagesRepo.insertMessages(tx, rows);
     },
 
     /**
@@ -618,12 +622,12 @@ export function createDeliveryService(deps: {
      * ever taken: queued and never attempted. Returns how many; the caller decides what fewer means.
      */
     cancelUntaken(tx: Executor, accountId: number, campaignId: number): Promise<number> {
-      return deliveryRepo.cancelUntaken(tx, accountId, campaignId, clock.now());
+      return messagesRepo.cancelUntaken(tx, accountId, campaignId, clock.now());
     },
 
     /** The campaigns' messages counted per state and receipt status (with the most attempts of each group). */
     stateCounts(accountId: number, campaignIds: readonly number[]) {
-      return deliveryRepo.stateCounts(db, accountId, campaignIds);
+      return messageReadsRepo.stateCounts(db, accountId, campaignIds);
     },
 
     /**
@@ -636,7 +640,7 @@ export function createDeliveryService(deps: {
       status: number | undefined,
       page: Page,
     ): Promise<CampaignMessageState[]> {
-      const rows = await deliveryRepo.campaignMessagesPage(db, accountId, campaignId, status, page);
+      const rows = await messageReadsRepo.campaignMessagesPage(db, accountId, campaignId, status, page);
       return rows.map((row) => ({
         id: Number(row.id),
         seq: Number(row.seq),
@@ -656,7 +660,7 @@ export function createDeliveryService(deps: {
     async campaignMessageTotals(accountId: number, campaignId: number, status: number | undefined) {
       let total = 0;
       let matching = 0;
-      for (const row of await deliveryRepo.stateCounts(db, accountId, [campaignId])) {
+      for (const row of await messageReadsRepo.stateCounts(db, accountId, [campaignId])) {
         const n = Number(row.n);
         total += n;
         const reported = reportedStatus(row.state, row.dlr_status === null ? null : Number(row.dlr_status));
@@ -667,7 +671,7 @@ export function createDeliveryService(deps: {
 
     /** A page of the campaign's messages whose receipt said the number does not exist, in seq order. */
     npaiPage(accountId: number, campaignId: number, page: Page) {
-      return deliveryRepo.withStatusPage(db, accountId, campaignId, DlrStatus.invalidDestination, page);
+      return messageReadsRepo.withStatusPage(db, accountId, campaignId, DlrStatus.invalidDestination, page);
     },
 
     /**
@@ -681,7 +685,7 @@ export function createDeliveryService(deps: {
       pageSize = 1000,
     ): AsyncGenerator<string[]> {
       for (let after = -1; ; ) {
-        const page = await deliveryRepo.withStatusAfter(
+        const page = await messageReadsRepo.withStatusAfter(
           tx,
           accountId,
           campaignId,
@@ -697,12 +701,12 @@ export function createDeliveryService(deps: {
 
     /** A page of the replies of one type (MO, STOP) a campaign drew, in arrival order. */
     replies(accountId: number, campaignId: number, type: ReplyType, page: Page) {
-      return deliveryRepo.repliesPage(db, accountId, campaignId, type, page);
+      return messageReadsRepo.repliesPage(db, accountId, campaignId, type, page);
     },
 
     /** How many STOP replies each of the campaigns drew (campaigns without any are absent). */
     stopCounts(accountId: number, campaignIds: readonly number[]) {
-      return deliveryRepo.replyCounts(db, accountId, campaignIds, 'STOP');
+      return messageReadsRepo.replyCounts(db, accountId, campaignIds, 'STOP');
     },
 
     /** Every message of a campaign in seq order, a page at a time. */
@@ -712,7 +716,7 @@ export function createDeliveryService(deps: {
       pageSize = 1000,
     ): AsyncGenerator<CampaignMessage> {
       for (let after = -1; ; ) {
-        const page = await deliveryRepo.messagesAfter(db, accountId, campaignId, after, pageSize);
+        const page = await messageReadsRepo.messagesAfter(db, accountId, campaignId, after, pageSize);
         yield* page;
         if (page.length < pageSize) return;
         after = Number(page[page.length - 1].seq);
@@ -721,7 +725,7 @@ export function createDeliveryService(deps: {
 
     /** Messages due now and not yet taken by a worker, counted up to `upTo`. */
     dueBacklog(upTo: number): Promise<number> {
-      return deliveryRepo.countDue(db, clock.now(), upTo);
+      return messagesRepo.countDue(db, clock.now(), upTo);
     },
 
     /**
@@ -739,7 +743,7 @@ export function createDeliveryService(deps: {
         failed: 0,
         expired: 0,
       };
-      for (const row of await deliveryRepo.queueStates(db, now, finishedSince)) {
+      for (const row of await messagesRepo.queueStates(db, now, finishedSince)) {
         const n = Number(row.n);
         if (row.state === 'queued') {
           counts.due += Number(row.due);
@@ -755,7 +759,7 @@ export function createDeliveryService(deps: {
       const now = clock.now();
       return db
         .transaction()
-        .execute((tx) => deliveryRepo.claimDue(tx, deps.dialect, now, options.leaseMs, limit, owner));
+        .execute((tx) => messagesRepo.claimDue(tx, deps.dialect, now, options.leaseMs, limit, owner));
     },
 
     /**
@@ -765,7 +769,7 @@ export function createDeliveryService(deps: {
     leases,
 
     async releaseExpiredLeases(): Promise<number> {
-      return deliveryRepo.releaseExpiredLeases(db, clock.now());
+      return messagesRepo.releaseExpiredLeases(db, clock.now());
     },
 
     /**
@@ -779,9 +783,9 @@ export function createDeliveryService(deps: {
       const now = clock.now();
       const sentBy = now - options.dlrWaitMs;
       // Mostly there is none: a read, and no write transaction, every sweep.
-      if (!(await deliveryRepo.anyUnreceipted(db, sentBy))) return 0;
+      if (!(await messagesRepo.anyUnreceipted(db, sentBy))) return 0;
       return db.transaction().execute(async (tx) => {
-        const closed = await deliveryRepo.closeUnreceipted(tx, deps.dialect, sentBy, now, limit);
+        const closed = await messagesRepo.closeUnreceipted(tx, deps.dialect, sentBy, now, limit);
         await appendEvents(
           tx,
           closed.map((message) => dlrEvent(message, DlrStatus.expired)),
@@ -808,14 +812,14 @@ export function createDeliveryService(deps: {
       return db.transaction().execute(async (tx) => {
         const events: NewEvent[] = [];
         const adopted: number[] = [];
-        for (const o of await deliveryRepo.recentOrphans(tx, now - orphanMatchMs, 1000)) {
+        for (const o of await messagePartsRepo.recentOrphans(tx, now - orphanMatchMs, 1000)) {
           const applied = await applyReceipt(tx, { smscId: o.smsc_id, stat: o.stat, err: o.err }, now, false);
           if (applied === undefined) continue;
           adopted.push(o.id);
           events.push(...applied);
         }
-        await deliveryRepo.deleteOrphans(tx, adopted);
-        await deliveryRepo.deleteOrphansBefore(tx, now - orphanMatchMs);
+        await messagePartsRepo.deleteOrphans(tx, adopted);
+        await messagePartsRepo.deleteOrphansBefore(tx, now - orphanMatchMs);
         if (events.length > 0) await appendEvents(tx, events, now);
         return adopted.length;
       });
@@ -839,7 +843,7 @@ export function createDeliveryService(deps: {
         if (!message.part || message.part.total <= 1)
           return completeReply(tx, from, message.to, message.text, now, connector);
         const { ref, total, seq } = message.part;
-        await deliveryRepo.insertFragment(
+        await repliesRepo.insertFragment(
           tx,
           {
             sender: from,
@@ -864,10 +868,10 @@ export function createDeliveryService(deps: {
     async assembleWaitingReplies(): Promise<number> {
       const now = clock.now();
       return db.transaction().execute(async (tx) => {
-        const groups = await deliveryRepo.completeFragmentGroups(tx, 100);
+        const groups = await repliesRepo.completeFragmentGroups(tx, 100);
         for (const g of groups) await takeReply(tx, g.sender, g.recipient, g.ref, g.total, now);
-        await deliveryRepo.deleteFragmentsBefore(tx, now - fragmentTtlMs);
-        await deliveryRepo.deleteHelpAnswersBefore(tx, now - options.help.intervalMs);
+        await repliesRepo.deleteFragmentsBefore(tx, now - fragmentTtlMs);
+        await repliesRepo.deleteHelpAnswersBefore(tx, now - options.help.intervalMs);
         return groups.length;
       });
     },
@@ -878,38 +882,38 @@ export function createDeliveryService(deps: {
      * Returns how many were held.
      */
     holdQueued(tx: Executor, accountId: number): Promise<number> {
-      return deliveryRepo.moveAccountMessages(tx, accountId, 'queued', 'held', clock.now());
+      return messagesRepo.moveAccountMessages(tx, accountId, 'queued', 'held', clock.now());
     },
 
     /** Queues the account's held messages again, due when they were (the unlock's transaction); how many. */
     releaseHeld(tx: Executor, accountId: number): Promise<number> {
-      return deliveryRepo.moveAccountMessages(tx, accountId, 'held', 'queued', clock.now());
+      return messagesRepo.moveAccountMessages(tx, accountId, 'held', 'queued', clock.now());
     },
 
     /** The contact each of `numbers` was when the campaign wrote to it (null: not a list contact). */
     async recipientContacts(accountId: number, campaignId: number, numbers: readonly string[]) {
       if (numbers.length === 0) return [];
-      return deliveryRepo.contactsOfRecipients(db, accountId, campaignId, numbers);
+      return messageReadsRepo.contactsOfRecipients(db, accountId, campaignId, numbers);
     },
 
     /** How many of the campaign's messages had a receipt saying the number does not exist. */
     npaiCount(accountId: number, campaignId: number): Promise<number> {
-      return deliveryRepo.countWithStatus(db, accountId, campaignId, DlrStatus.invalidDestination);
+      return messageReadsRepo.countWithStatus(db, accountId, campaignId, DlrStatus.invalidDestination);
     },
 
     /** How many replies of one type (MO, STOP) a campaign drew. */
     replyCount(accountId: number, campaignId: number, type: ReplyType): Promise<number> {
-      return deliveryRepo.countCampaignReplies(db, accountId, campaignId, type);
+      return messageReadsRepo.countCampaignReplies(db, accountId, campaignId, type);
     },
 
     /** The account's campaigns that wrote to `number`, with a message due from `dueFrom` if given; at most `limit`. */
     campaignsSentTo(accountId: number, number: string, dueFrom: number | undefined, limit: number) {
-      return deliveryRepo.campaignsSentTo(db, accountId, number, dueFrom, limit);
+      return messageReadsRepo.campaignsSentTo(db, accountId, number, dueFrom, limit);
     },
 
     /** How many of the account's messages due within the filter's period match it. */
     countMessageHistory(accountId: number, filter: MessageFilter): Promise<number> {
-      return deliveryRepo.countMessageHistory(db, accountId, filter);
+      return messageReadsRepo.countMessageHistory(db, accountId, filter);
     },
 
     /** A page of the account's messages matching the filter, each with the DLR code it reports. */
@@ -919,28 +923,30 @@ export function createDeliveryService(deps: {
       sort: MessageSort,
       page: Page,
     ): Promise<HistoryMessage[]> {
-      return (await deliveryRepo.messageHistoryPage(db, accountId, filter, sort, page)).map(historyMessage);
+      return (await messageReadsRepo.messageHistoryPage(db, accountId, filter, sort, page)).map(
+        historyMessage,
+      );
     },
 
     /** Ids and recipients of the first `limit` messages matching the filter, in the order asked. */
     messageHistoryKeys(accountId: number, filter: MessageFilter, sort: MessageSort, limit: number) {
-      return deliveryRepo.messageHistoryKeys(db, accountId, filter, sort, limit);
+      return messageReadsRepo.messageHistoryKeys(db, accountId, filter, sort, limit);
     },
 
     /** The account's messages with these ids, as `messageHistoryPage` gives them, in no particular order. */
     async messagesByIds(accountId: number, ids: readonly number[]): Promise<HistoryMessage[]> {
       if (ids.length === 0) return [];
-      return (await deliveryRepo.messagesByIds(db, accountId, ids)).map(historyMessage);
+      return (await messageReadsRepo.messagesByIds(db, accountId, ids)).map(historyMessage);
     },
 
     /** How many replies (MO and STOP) the account received within the period. */
     countReplyHistory(accountId: number, period: Period): Promise<number> {
-      return deliveryRepo.countReplyHistory(db, accountId, period);
+      return messageReadsRepo.countReplyHistory(db, accountId, period);
     },
 
     /** A page of the replies (MO and STOP) the account received within the period. */
     replyHistoryPage(accountId: number, period: Period, sort: ReplySort, page: Page) {
-      return deliveryRepo.replyHistoryPage(db, accountId, period, sort, page);
+      return messageReadsRepo.replyHistoryPage(db, accountId, period, sort, page);
     },
 
     /**
@@ -955,7 +961,7 @@ export function createDeliveryService(deps: {
       countries?: readonly (string | null)[],
     ): Promise<{ accountId: number; country: string | null; credits: number }[]> {
       if (accountIds.length === 0 || countries?.length === 0) return [];
-      const rows = await deliveryRepo.sentParts(db, accountIds, period, countries);
+      const rows = await messageReadsRepo.sentParts(db, accountIds, period, countries);
       return rows.map((r) => ({ accountId: r.account_id, country: r.country, credits: r.parts }));
     },
   };
@@ -997,7 +1003,9 @@ export interface CampaignMessageState {
   finalAt: number | null;
 }
 
-function historyMessage(row: Awaited<ReturnType<typeof deliveryRepo.messagesByIds>>[number]): HistoryMessage {
+function historyMessage(
+  row: Awaited<ReturnType<typeof messageReadsRepo.messagesByIds>>[number],
+): HistoryMessage {
   return {
     id: Number(row.id),
     campaignId: Number(row.campaign_id),
