@@ -9,6 +9,7 @@ import { createListsService, type ListsService } from './campaigns/lists.service
 import { type Config, durationMs } from './config.ts';
 import { type ConsoleService, createConsoleService } from './console/console.service.ts';
 import { createDeliveryService, type DeliveryService } from './delivery/delivery.service.ts';
+import { createMessageReadsService, type MessageReadsService } from './delivery/message-reads.service.ts';
 import { smscIdForms } from './delivery/receipt.ts';
 import { parseKeywords } from './delivery/reply-keywords.ts';
 import { loadRoutingTable, type RoutingTable } from './delivery/routing/connectors-file.ts';
@@ -45,6 +46,11 @@ export interface Services {
   campaigns: CampaignsService;
   lists: ListsService;
   delivery: DeliveryService;
+  /**
+   * Delivery's reads served to other capabilities (campaign counters and pages, NPAI numbers, replies, the
+   * message and reply history, credits used), until the read-only room src/reads/ replaces them.
+   */
+  messageReads: MessageReadsService;
   /** GET /statistics/daily: the account's messages per day of TIMEZONE, counted by delivery over its rows. */
   statistics: StatisticsService;
   webhookDeliveries: WebhookDeliveriesService;
@@ -210,6 +216,7 @@ export async function createDeps(
       dlrWaitMs: durationMs(config.DLR_WAIT),
     },
   });
+  const messageReads = createMessageReadsService({ db });
   const statistics = createStatisticsService({ db, clock, timezone: config.TIMEZONE });
   const idempotency = createIdempotencyService({ db, clock, logger });
   const campaigns = createCampaignsService({
@@ -219,6 +226,7 @@ export async function createDeps(
     accounts,
     links,
     delivery,
+    messageReads,
     queued: (messages) => {
       nudges.send('messages');
       ops.metrics?.sends.accepted(messages);
@@ -275,7 +283,7 @@ export async function createDeps(
     clock,
     timezone: config.TIMEZONE,
     sent: {
-      sentCredits: (accountIds, period, countries) => delivery.sentCredits(accountIds, period, countries),
+      sentCredits: (accountIds, period, countries) => messageReads.sentCredits(accountIds, period, countries),
     },
   });
   // Reaches the capabilities through their services only, for the gauges read from the database.
@@ -337,6 +345,7 @@ export async function createDeps(
       campaigns,
       lists,
       delivery,
+      messageReads,
       statistics,
       webhookDeliveries,
       balanceAlerts,

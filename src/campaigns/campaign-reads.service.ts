@@ -6,13 +6,13 @@
 import { getCountries, getCountryCallingCode, isSupportedCountry } from 'libphonenumber-js/max';
 import type { Config } from '../config.ts';
 import type {
-  DeliveryService,
   HistoryMessage,
   MessageFilter,
+  MessageReadsService,
   MessageSort,
   Period,
   ReplySort,
-} from '../delivery/delivery.service.ts';
+} from '../delivery/message-reads.service.ts';
 import type { LinksService } from '../links/links.service.ts';
 import type { AuthContext } from '../shared/auth-context.ts';
 import { maxInt32, wholeNumberIn } from '../shared/bounds.ts';
@@ -285,7 +285,7 @@ export function createCampaignReads(deps: {
   clock: Clock;
   config: Pick<Config, 'TIMEZONE'>;
   delivery: Pick<
-    DeliveryService,
+    MessageReadsService,
     | 'stateCounts'
     | 'npaiPage'
     | 'npaiNumbers'

@@ -2,7 +2,8 @@
 // campaign with its messages and links in one transaction. Simulation runs the same computation unstored.
 import type { AccountsService } from '../accounts/accounts.service.ts';
 import type { Config } from '../config.ts';
-import type { CampaignMessage, DeliveryService, NewMessage } from '../delivery/delivery.service.ts';
+import type { DeliveryService, NewMessage } from '../delivery/delivery.service.ts';
+import type { CampaignMessage, MessageReadsService } from '../delivery/message-reads.service.ts';
 import type { IdempotencyService, RecordAnswer } from '../idempotency/idempotency.service.ts';
 import type { LinksService, NewLink } from '../links/links.service.ts';
 import type { AuthContext } from '../shared/auth-context.ts';
@@ -108,14 +109,10 @@ export function createCampaignsService(deps: {
   links: Pick<LinksService, 'allocate' | 'store' | 'purgeCampaign'> & CampaignReadsDeps['links'];
   delivery: Pick<
     DeliveryService,
-    | 'enqueue'
-    | 'cancelUntaken'
-    | 'campaignMessages'
-    | 'dueBacklog'
-    | 'purgeCampaignMessages'
-    | 'hasUnfinished'
-  > &
-    CampaignReadsDeps['delivery'];
+    'enqueue' | 'cancelUntaken' | 'dueBacklog' | 'purgeCampaignMessages' | 'hasUnfinished'
+  >;
+  /** Delivery's reads of a campaign's messages and replies, and the account's history. */
+  messageReads: Pick<MessageReadsService, 'campaignMessages'> & CampaignReadsDeps['delivery'];
   /** Told after a send's commit, with how many messages it queued (a nudge to the delivery worker). */
   queued?: (messages: number) => void;
   idempotency: Pick<IdempotencyService, 'once'>;
@@ -131,7 +128,7 @@ export function createCampaignsService(deps: {
     accountId: number;
   }) => boolean;
 }) {
-  const { db, clock, config, accounts, links, delivery } = deps;
+  const { db, clock, config, accounts, links, delivery, messageReads } = deps;
   const queued = deps.queued ?? (() => {});
   const allowedCountries = parseCountries(config.ALLOWED_COUNTRIES);
   const marketingWindow = config.MARKETING_WINDOW;
@@ -392,7 +389,7 @@ export function createCampaignsService(deps: {
   }
 
   const service = {
-    ...createCampaignReads({ db, clock, config, delivery, links }),
+    ...createCampaignReads({ db, clock, config, delivery: messageReads, links }),
 
     /**
      * Retention: deletes, in one transaction, up to `limit` rows of the account's oldest campaign created
@@ -635,7 +632,7 @@ export function createCampaignsService(deps: {
       const id = idIn(ticket);
       const owner = id === undefined ? undefined : await campaignsRepo.findOwner(db, id);
       if (id === undefined || !owner) throw ApiError.notFound(`campaign "${ticket}" not found`);
-      for await (const m of delivery.campaignMessages(Number(owner.account_id), id, pageSize)) {
+      for await (const m of messageReads.campaignMessages(Number(owner.account_id), id, pageSize)) {
         yield {
           recipient: m.recipient,
           gsmsmsid: m.gsmsmsid,
