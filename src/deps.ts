@@ -8,9 +8,14 @@ import { type CampaignsService, createCampaignsService } from './campaigns/campa
 import { createListsService, type ListsService } from './campaigns/lists.service.ts';
 import { type Config, durationMs } from './config.ts';
 import { type ConsoleService, createConsoleService } from './console/console.service.ts';
-import { createDeliveryService, type DeliveryService } from './delivery/delivery.service.ts';
+import {
+  createDeliveryService,
+  type DeliveryService,
+  type NumberLists,
+} from './delivery/delivery.service.ts';
 import { createMessageReadsService, type MessageReadsService } from './delivery/message-reads.service.ts';
 import { smscIdForms } from './delivery/receipt.ts';
+import { createRepliesService, type RepliesService } from './delivery/replies.service.ts';
 import { parseKeywords } from './delivery/reply-keywords.ts';
 import { loadRoutingTable, type RoutingTable } from './delivery/routing/connectors-file.ts';
 import { findRoute } from './delivery/routing/routes.ts';
@@ -46,6 +51,8 @@ export interface Services {
   campaigns: CampaignsService;
   lists: ListsService;
   delivery: DeliveryService;
+  /** Replies from handsets: their parts, keywords (STOP, START, HELP), rows and MO/STOP events. */
+  replies: RepliesService;
   /**
    * Delivery's reads served to other capabilities (campaign counters and pages, NPAI numbers, replies, the
    * message and reply history, credits used), until the read-only room src/reads/ replaces them.
@@ -175,23 +182,38 @@ export async function createDeps(
   });
   // Delivery and campaigns call each other: delivery through its CampaignSettings port, called only once
   // both exist.
+  // Delivery's NumberLists port: a receipt's or refusal's NPAI, and a reply's STOP and START.
+  const numberLists: NumberLists = {
+    addToBlacklist: (tx, accountId, number, campaignId) =>
+      lists.addNumberInTx(tx, accountId, 'blacklist', number, campaignId),
+    addToNpai: (tx, accountId, number, campaignId) =>
+      lists.addNumberInTx(tx, accountId, 'npai', number, campaignId),
+    removeFromBlacklist: (tx, accountId, number) =>
+      lists.removeNumberInTx(tx, accountId, 'blacklist', number),
+  };
   const delivery = createDeliveryService({
     db,
     dialect: store.dialect,
     clock,
-    numberLists: {
-      addToBlacklist: (tx, accountId, number, campaignId) =>
-        lists.addNumberInTx(tx, accountId, 'blacklist', number, campaignId),
-      addToNpai: (tx, accountId, number, campaignId) =>
-        lists.addNumberInTx(tx, accountId, 'npai', number, campaignId),
-      removeFromBlacklist: (tx, accountId, number) =>
-        lists.removeNumberInTx(tx, accountId, 'blacklist', number),
-    },
+    numberLists,
     campaigns: {
       sendingOptions: (ids) => campaigns.sendingOptions(ids),
       // A message no route took when sent: refunded and counted in not_allowed by its campaign.
       notRouted: (tx, messages) => campaigns.notRouted(tx, messages),
     },
+    options: {
+      timezone: config.TIMEZONE,
+      npaiErrors: config.NPAI_ERROR_CODES.split(',').map((c) => c.trim()),
+      leaseMs: config.LEASE_SECONDS * 1000,
+      // A submit goes on the wire in the turn of its check: the guard only covers clocks differing by host.
+      leaseGuardMs: Math.ceil((config.LEASE_SECONDS * 1000) / 3),
+      dlrWaitMs: durationMs(config.DLR_WAIT),
+    },
+  });
+  const replies = createRepliesService({
+    db,
+    clock,
+    numberLists,
     // A HELP's answer is a free message queued as balance alert SMS are (the worker's next poll sends it).
     answers: {
       queue: (tx, accountId, number, text, sender) =>
@@ -209,11 +231,6 @@ export async function createDeps(
         intervalMs: durationMs(config.HELP_ANSWER_INTERVAL),
         fallbackSender: config.ALERT_SENDER,
       },
-      npaiErrors: config.NPAI_ERROR_CODES.split(',').map((c) => c.trim()),
-      leaseMs: config.LEASE_SECONDS * 1000,
-      // A submit goes on the wire in the turn of its check: the guard only covers clocks differing by host.
-      leaseGuardMs: Math.ceil((config.LEASE_SECONDS * 1000) / 3),
-      dlrWaitMs: durationMs(config.DLR_WAIT),
     },
   });
   const messageReads = createMessageReadsService({ db });
@@ -345,6 +362,7 @@ export async function createDeps(
       campaigns,
       lists,
       delivery,
+      replies,
       messageReads,
       statistics,
       webhookDeliveries,

@@ -235,7 +235,7 @@ async function run(argv: string[]): Promise<void> {
       if (!/^\+?\d{6,15}$/.test(from))
         throw new UsageError('--from must be a number, digits with the country code first');
       const recorded = await withDeps(config, (deps) =>
-        deps.services.delivery.recordInbound({
+        deps.services.replies.recordInbound({
           from,
           to: values.to ?? 'SIMULATOR',
           text: values.text!,

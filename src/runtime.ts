@@ -128,6 +128,7 @@ export async function startRuntime(deps: Deps): Promise<Running> {
     deps.ops.watchTransport(transport, connectorUsage(transport));
     const worker = createDeliveryWorker({
       delivery: deps.services.delivery,
+      replies: deps.services.replies,
       transport,
       metrics: deps.ops.metrics?.delivery,
       clock: deps.clock,
