@@ -9,10 +9,18 @@ import { createListsService, type ListsService } from './campaigns/lists.service
 import { type Config, durationMs } from './config.ts';
 import { type ConsoleService, createConsoleService } from './console/console.service.ts';
 import {
+  type ConnectorStatusService,
+  createConnectorStatusService,
+} from './delivery/connector-status.service.ts';
+import {
   createDeliveryService,
   type DeliveryService,
   type NumberLists,
 } from './delivery/delivery.service.ts';
+import {
+  createDeliveryLifecycleService,
+  type DeliveryLifecycleService,
+} from './delivery/delivery-lifecycle.service.ts';
 import { createMessageReadsService, type MessageReadsService } from './delivery/message-reads.service.ts';
 import { smscIdForms } from './delivery/receipt.ts';
 import { createRepliesService, type RepliesService } from './delivery/replies.service.ts';
@@ -53,6 +61,10 @@ export interface Services {
   delivery: DeliveryService;
   /** Replies from handsets: their parts, keywords (STOP, START, HELP), rows and MO/STOP events. */
   replies: RepliesService;
+  /** Delivery's retention purges, orphan receipts' pruning and a number's erasure from its tables. */
+  deliveryLifecycle: DeliveryLifecycleService;
+  /** `connector_status`: what each delivery process publishes of its connectors, for `pigeon connectors`. */
+  connectors: ConnectorStatusService;
   /**
    * Delivery's reads served to other capabilities (campaign counters and pages, NPAI numbers, replies, the
    * message and reply history, credits used), until the read-only room src/reads/ replaces them.
@@ -234,6 +246,8 @@ export async function createDeps(
     },
   });
   const messageReads = createMessageReadsService({ db });
+  const deliveryLifecycle = createDeliveryLifecycleService({ db, clock });
+  const connectors = createConnectorStatusService({ db });
   const statistics = createStatisticsService({ db, clock, timezone: config.TIMEZONE });
   const idempotency = createIdempotencyService({ db, clock, logger });
   const campaigns = createCampaignsService({
@@ -243,6 +257,7 @@ export async function createDeps(
     accounts,
     links,
     delivery,
+    deliveryLifecycle,
     messageReads,
     queued: (messages) => {
       nudges.send('messages');
@@ -289,8 +304,8 @@ export async function createDeps(
     clock,
     targets: {
       campaign: (accountId, before, limit) => campaigns.purgeCampaigns(accountId, before, limit),
-      message: (accountId, before, limit) => delivery.purgeMessages(accountId, before, limit),
-      mo: (accountId, before, limit) => delivery.purgeReplies(accountId, before, limit),
+      message: (accountId, before, limit) => deliveryLifecycle.purgeMessages(accountId, before, limit),
+      mo: (accountId, before, limit) => deliveryLifecycle.purgeReplies(accountId, before, limit),
       list: (accountId, before, limit) => lists.purgeContacts(accountId, before, limit),
       lookup: (accountId, before, limit) => lookup.purge(accountId, before, limit),
     },
@@ -329,7 +344,7 @@ export async function createDeps(
   });
   const erase = createEraseService({
     db,
-    ports: { accounts, delivery, links, lists, lookup, webhooks },
+    ports: { accounts, delivery: deliveryLifecycle, links, lists, lookup, webhooks },
   });
   // One line per kind of row only Pigeon reads, with its PRUNE_*_AFTER age.
   const pruneTasks: PruneTask[] = [
@@ -338,7 +353,7 @@ export async function createDeps(
     pruneTask('events', config.PRUNE_EVENTS_AFTER, webhooks.pruneDeliveredEvents),
     pruneTask('alert_jobs', config.PRUNE_ALERT_JOBS_AFTER, balanceAlerts.pruneFinishedJobs),
     pruneTask('clicks', config.PRUNE_CLICKS_AFTER, links.pruneFoldedClicks),
-    pruneTask('orphan_receipts', config.PRUNE_ORPHAN_RECEIPTS_AFTER, delivery.pruneOrphanReceipts),
+    pruneTask('orphan_receipts', config.PRUNE_ORPHAN_RECEIPTS_AFTER, deliveryLifecycle.pruneOrphanReceipts),
     // Their own age is a rule of their capability (a key answers for 24 h; a day's count serves that day).
     { name: 'idempotency_keys', keepMs: 0, prune: (now, limit) => idempotency.pruneExpired(now, limit) },
     {
@@ -363,6 +378,8 @@ export async function createDeps(
       lists,
       delivery,
       replies,
+      deliveryLifecycle,
+      connectors,
       messageReads,
       statistics,
       webhookDeliveries,

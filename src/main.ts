@@ -207,7 +207,7 @@ async function run(argv: string[]): Promise<void> {
     }
     case 'connectors': {
       if (sub) throw new UsageError(`connectors takes no argument, got "${sub}"`);
-      const rows = await withDeps(config, (deps) => deps.services.delivery.connectorStatus());
+      const rows = await withDeps(config, (deps) => deps.services.connectors.connectorStatus());
       const now = Date.now();
       if (values.json)
         return writeOut(rows.map((r) => `${JSON.stringify(connectorStatusJson(r, now))}\n`).join(''));

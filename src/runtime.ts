@@ -149,7 +149,7 @@ export async function startRuntime(deps: Deps): Promise<Running> {
     logger.info({ transport: config.TRANSPORT }, 'delivery worker started');
     // For `pigeon connectors`, which runs in another process: each connector's binds, window and last error.
     const connectorStatus = publishConnectorStatus(connectorsOf(transport), {
-      sink: deps.services.delivery,
+      sink: deps.services.connectors,
       now: () => deps.clock.now(),
       role,
       log: logger,

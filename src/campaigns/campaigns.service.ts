@@ -3,6 +3,7 @@
 import type { AccountsService } from '../accounts/accounts.service.ts';
 import type { Config } from '../config.ts';
 import type { DeliveryService, NewMessage } from '../delivery/delivery.service.ts';
+import type { DeliveryLifecycleService } from '../delivery/delivery-lifecycle.service.ts';
 import type { CampaignMessage, MessageReadsService } from '../delivery/message-reads.service.ts';
 import type { IdempotencyService, RecordAnswer } from '../idempotency/idempotency.service.ts';
 import type { LinksService, NewLink } from '../links/links.service.ts';
@@ -107,10 +108,9 @@ export function createCampaignsService(deps: {
   >;
   accounts: Pick<AccountsService, 'debit' | 'credits' | 'refund'>;
   links: Pick<LinksService, 'allocate' | 'store' | 'purgeCampaign'> & CampaignReadsDeps['links'];
-  delivery: Pick<
-    DeliveryService,
-    'enqueue' | 'cancelUntaken' | 'dueBacklog' | 'purgeCampaignMessages' | 'hasUnfinished'
-  >;
+  delivery: Pick<DeliveryService, 'enqueue' | 'cancelUntaken' | 'dueBacklog'>;
+  /** Retention of a campaign's messages: whether any is left to send, and the finished ones purged. */
+  deliveryLifecycle: Pick<DeliveryLifecycleService, 'purgeCampaignMessages' | 'hasUnfinished'>;
   /** Delivery's reads of a campaign's messages and replies, and the account's history. */
   messageReads: Pick<MessageReadsService, 'campaignMessages'> & CampaignReadsDeps['delivery'];
   /** Told after a send's commit, with how many messages it queued (a nudge to the delivery worker). */
@@ -128,7 +128,7 @@ export function createCampaignsService(deps: {
     accountId: number;
   }) => boolean;
 }) {
-  const { db, clock, config, accounts, links, delivery, messageReads } = deps;
+  const { db, clock, config, accounts, links, delivery, deliveryLifecycle, messageReads } = deps;
   const queued = deps.queued ?? (() => {});
   const allowedCountries = parseCountries(config.ALLOWED_COUNTRIES);
   const marketingWindow = config.MARKETING_WINDOW;
@@ -400,8 +400,8 @@ export function createCampaignsService(deps: {
     async purgeCampaigns(accountId: number, before: number, limit: number): Promise<number> {
       for (const campaignId of await campaignsRepo.createdBefore(db, accountId, before, 50)) {
         const deleted = await db.transaction().execute(async (tx) => {
-          if (await delivery.hasUnfinished(tx, campaignId)) return 0;
-          const messages = await delivery.purgeCampaignMessages(tx, campaignId, limit);
+          if (await deliveryLifecycle.hasUnfinished(tx, campaignId)) return 0;
+          const messages = await deliveryLifecycle.purgeCampaignMessages(tx, campaignId, limit);
           if (messages > 0) return messages;
           const links = await deps.links.purgeCampaign(tx, campaignId, limit);
           if (links > 0) return links;

@@ -1,5 +1,4 @@
 import type { Clock } from '../shared/clock.ts';
-import type { Erasure } from '../shared/erasure.ts';
 import { zonedTime } from '../shared/zoned-time.ts';
 import { DlrStatus } from '../sms/dlr-status.ts';
 import { countryOf } from '../sms/numbers.ts';
@@ -7,9 +6,6 @@ import type { Encoding } from '../sms/segments.ts';
 import type { Db, DialectName, Executor } from '../store/db.ts';
 import { createLeaseHolder } from '../store/lease-holder.ts';
 import { appendEvents, type NewEvent } from '../store/outbox.ts';
-import { connectorStatusRepo } from './connector-status.repo.ts';
-import type { PublishedStatus } from './connector-status.ts';
-import { deliveryLifecycleRepo } from './delivery-lifecycle.repo.ts';
 import { messagePartsRepo, type OpenPart } from './message-parts.repo.ts';
 import { type ClaimedMessage, messagesRepo } from './messages.repo.ts';
 import { dlrStatusOf, isFinalStat, smscIdForms } from './receipt.ts';
@@ -379,65 +375,6 @@ export function createDeliveryService(deps: {
   }
 
   return {
-    /** `pigeon connectors`: every delivery process's connectors as they last published them. */
-    connectorStatus: () => connectorStatusRepo.list(db),
-    /** The delivery process's status publisher (connector-status.ts) writes through these. */
-    saveConnectorStatus: (rows: PublishedStatus[]) => connectorStatusRepo.save(db, rows),
-    removeConnectorStatus: (instance: string) => connectorStatusRepo.removeInstance(db, instance),
-    pruneConnectorStatus: (before: number) => connectorStatusRepo.removeOlderThan(db, before),
-
-    /** Retention: up to `limit` of the account's finished messages due before `before`, in a transaction. */
-    purgeMessages(accountId: number, before: number, limit: number): Promise<number> {
-      return db
-        .transaction()
-        .execute((tx) => deliveryLifecycleRepo.purgeMessages(tx, accountId, before, limit));
-    },
-
-    /** Retention: up to `limit` finished messages of a campaign, inside the caller's transaction. */
-    purgeCampaignMessages(tx: Executor, campaignId: number, limit: number): Promise<number> {
-      return deliveryLifecycleRepo.purgeCampaignMessages(tx, campaignId, limit);
-    },
-
-    /** Whether a campaign still has a message queued, being sent or held. */
-    hasUnfinished(tx: Executor, campaignId: number): Promise<boolean> {
-      return deliveryLifecycleRepo.hasUnfinished(tx, campaignId);
-    },
-
-    /** Retention: up to `limit` of the account's replies received before `before`, in a transaction. */
-    purgeReplies(accountId: number, before: number, limit: number): Promise<number> {
-      return db
-        .transaction()
-        .execute((tx) => deliveryLifecycleRepo.purgeReplies(tx, accountId, before, limit));
-    },
-
-    /** Pruning: up to `limit` orphan receipts received before `before` (never matched after two minutes). */
-    pruneOrphanReceipts(before: number, limit: number): Promise<number> {
-      return deliveryLifecycleRepo.pruneOrphanReceipts(db, before, limit);
-    },
-
-    /**
-     * Erasure, in the caller's transaction: the number's messages keep their rows for billing and counters,
-     * with the placeholder for recipient and nothing of what was written for the person (a message not sent
-     * yet is never sent); its replies go, and so do its reply fragments when every account is erased (they
-     * belong to no account yet). Answers the counts and the messages, whose links the caller erases too.
-     */
-    async eraseNumber(tx: Executor, erasure: Erasure) {
-      const messages = await deliveryLifecycleRepo.messagesTo(tx, erasure);
-      await deliveryLifecycleRepo.anonymizeMessages(
-        tx,
-        messages.map((m) => m.id),
-        erasure.placeholder,
-        clock.now(),
-      );
-      const replies = await deliveryLifecycleRepo.deleteRepliesFrom(tx, erasure);
-      await deliveryLifecycleRepo.deleteHelpAnswersTo(tx, erasure);
-      const fragments =
-        erasure.accountIds === undefined
-          ? await deliveryLifecycleRepo.deleteFragmentsFrom(tx, erasure.number)
-          : 0;
-      return { counts: { messages: messages.length, replies, mo_fragments: fragments }, messages };
-    },
-
     /**
      * Queues a campaign's messages inside the caller's transaction (the send's), due at `dueAt`: one compiled
      * multi-row INSERT per 1,000 messages.
