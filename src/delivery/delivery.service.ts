@@ -1,3 +1,6 @@
+// The outbound state machine: queuing a campaign's messages, claiming due ones by lease, what a submit's outcome
+// or a receipt does to messages, parts, lists and the event outbox, orphan receipts, receipts that never come,
+// holding and cancelling. Every change is written with the event that reports it, in one transaction.
 import type { Clock } from '../shared/clock.ts';
 import { zonedTime } from '../shared/zoned-time.ts';
 import { DlrStatus } from '../sms/dlr-status.ts';
