@@ -10,9 +10,22 @@ import { type CampaignsService, createCampaignsService } from './campaigns/campa
 import { createListsService, type ListsService } from './campaigns/lists.service.ts';
 import { type Config, durationMs } from './config.ts';
 import { type ConsoleService, createConsoleService } from './console/console.service.ts';
-import { createDeliveryService, type DeliveryService } from './delivery/delivery.service.ts';
+import {
+  type ConnectorStatusService,
+  createConnectorStatusService,
+} from './delivery/connector-status.service.ts';
+import {
+  createDeliveryService,
+  type DeliveryService,
+  type NumberLists,
+} from './delivery/delivery.service.ts';
+import {
+  createDeliveryLifecycleService,
+  type DeliveryLifecycleService,
+} from './delivery/delivery-lifecycle.service.ts';
 import { deliveryLeaseGuardMs } from './delivery/delivery-worker.ts';
 import { smscIdForms } from './delivery/receipt.ts';
+import { createRepliesService, type RepliesService } from './delivery/replies.service.ts';
 import { parseKeywords } from './delivery/reply-keywords.ts';
 import { loadRoutingTable, type RoutingTable } from './delivery/routing/connectors-file.ts';
 import { findRoute } from './delivery/routing/routes.ts';
@@ -57,6 +70,13 @@ export interface Services {
   campaigns: CampaignsService;
   lists: ListsService;
   delivery: DeliveryService;
+  /** Replies from handsets: their parts, keywords (STOP, START, HELP), rows and MO/STOP events. */
+  replies: RepliesService;
+  /** Delivery's retention purges, orphan receipts' pruning and a number's erasure from its tables. */
+  deliveryLifecycle: DeliveryLifecycleService;
+  /** `connector_status`: what each delivery process publishes of its connectors, for `pigeon connectors`. */
+  connectors: ConnectorStatusService;
+  /** GET /statistics/daily: the account's messages per day of TIMEZONE, counted by delivery over its rows. */
   /** GET /campaign/:ticket and GET /campaigns with their counters (src/reads: owns no table, writes none). */
   campaignViews: CampaignViewsService;
   /** A campaign's messages, clicks, replies, STOPs and NPAI numbers (src/reads). */
@@ -197,23 +217,37 @@ export async function createDeps(
   });
   // Delivery and campaigns call each other: delivery through its CampaignSettings port, called only once
   // both exist.
+  // Delivery's NumberLists port: a receipt's or refusal's NPAI, and a reply's STOP and START.
+  const numberLists: NumberLists = {
+    addToBlacklist: (tx, accountId, number, campaignId) =>
+      lists.addNumberInTx(tx, accountId, 'blacklist', number, campaignId),
+    addToNpai: (tx, accountId, number, campaignId) =>
+      lists.addNumberInTx(tx, accountId, 'npai', number, campaignId),
+    removeFromBlacklist: (tx, accountId, number) =>
+      lists.removeNumberInTx(tx, accountId, 'blacklist', number),
+  };
   const delivery = createDeliveryService({
     db,
     dialect: store.dialect,
     clock,
-    numberLists: {
-      addToBlacklist: (tx, accountId, number, campaignId) =>
-        lists.addNumberInTx(tx, accountId, 'blacklist', number, campaignId),
-      addToNpai: (tx, accountId, number, campaignId) =>
-        lists.addNumberInTx(tx, accountId, 'npai', number, campaignId),
-      removeFromBlacklist: (tx, accountId, number) =>
-        lists.removeNumberInTx(tx, accountId, 'blacklist', number),
-    },
+    numberLists,
     campaigns: {
       sendingOptions: (ids) => campaigns.sendingOptions(ids),
       // A message no route took when sent: refunded and counted in not_allowed by its campaign.
       notRouted: (tx, messages) => campaigns.notRouted(tx, messages),
     },
+    options: {
+      timezone: config.TIMEZONE,
+      npaiErrors: config.NPAI_ERROR_CODES.split(',').map((c) => c.trim()),
+      leaseMs: config.LEASE_SECONDS * 1000,
+      leaseGuardMs: deliveryLeaseGuardMs(config),
+      dlrWaitMs: durationMs(config.DLR_WAIT),
+    },
+  });
+  const replies = createRepliesService({
+    db,
+    clock,
+    numberLists,
     // A HELP's answer is a free message queued as balance alert SMS are (the worker's next poll sends it).
     answers: {
       queue: (tx, accountId, number, text, sender) =>
@@ -231,12 +265,10 @@ export async function createDeps(
         intervalMs: durationMs(config.HELP_ANSWER_INTERVAL),
         fallbackSender: config.ALERT_SENDER,
       },
-      npaiErrors: config.NPAI_ERROR_CODES.split(',').map((c) => c.trim()),
-      leaseMs: config.LEASE_SECONDS * 1000,
-      leaseGuardMs: deliveryLeaseGuardMs(config),
-      dlrWaitMs: durationMs(config.DLR_WAIT),
     },
   });
+  const deliveryLifecycle = createDeliveryLifecycleService({ db, clock });
+  const connectors = createConnectorStatusService({ db });
   // The reads across rooms: they query the tables themselves, read only.
   const campaignViews = createCampaignViewsService({ db, timezone: config.TIMEZONE });
   const campaignPages = createCampaignPagesService({ db, timezone: config.TIMEZONE });
@@ -251,6 +283,7 @@ export async function createDeps(
     credits,
     links,
     delivery,
+    deliveryLifecycle,
     queued: (messages) => {
       nudges.send('messages');
       ops.metrics?.sends.accepted(messages);
@@ -291,8 +324,8 @@ export async function createDeps(
     clock,
     targets: {
       campaign: (accountId, before, limit) => campaigns.purgeCampaigns(accountId, before, limit),
-      message: (accountId, before, limit) => delivery.purgeMessages(accountId, before, limit),
-      mo: (accountId, before, limit) => delivery.purgeReplies(accountId, before, limit),
+      message: (accountId, before, limit) => deliveryLifecycle.purgeMessages(accountId, before, limit),
+      mo: (accountId, before, limit) => deliveryLifecycle.purgeReplies(accountId, before, limit),
       list: (accountId, before, limit) => lists.purgeContacts(accountId, before, limit),
       lookup: (accountId, before, limit) => lookup.purge(accountId, before, limit),
     },
@@ -327,7 +360,7 @@ export async function createDeps(
   });
   const erase = createEraseService({
     db,
-    ports: { accounts, delivery, links, lists, lookup, webhooks },
+    ports: { accounts, delivery: deliveryLifecycle, links, lists, lookup, webhooks },
   });
   // One line per kind of row only Pigeon reads, with its PRUNE_*_AFTER age.
   const pruneTasks: PruneTask[] = [
@@ -336,7 +369,7 @@ export async function createDeps(
     pruneTask('events', config.PRUNE_EVENTS_AFTER, webhooks.pruneDeliveredEvents),
     pruneTask('alert_jobs', config.PRUNE_ALERT_JOBS_AFTER, balanceAlerts.pruneFinishedJobs),
     pruneTask('clicks', config.PRUNE_CLICKS_AFTER, links.pruneFoldedClicks),
-    pruneTask('orphan_receipts', config.PRUNE_ORPHAN_RECEIPTS_AFTER, delivery.pruneOrphanReceipts),
+    pruneTask('orphan_receipts', config.PRUNE_ORPHAN_RECEIPTS_AFTER, deliveryLifecycle.pruneOrphanReceipts),
     // Their own age is a rule of their capability (a key answers for 24 h; a day's count serves that day).
     { name: 'idempotency_keys', keepMs: 0, prune: (now, limit) => idempotency.pruneExpired(now, limit) },
     {
@@ -365,6 +398,9 @@ export async function createDeps(
       campaignViews,
       campaignPages,
       history,
+      replies,
+      deliveryLifecycle,
+      connectors,
       statistics,
       webhookDeliveries,
       balanceAlerts,

@@ -190,7 +190,7 @@ async function run(argv: string[]): Promise<void> {
         // Messages are read a page at a time and written as they come, so a 100k campaign is never held whole.
         let lines = '';
         let count = 0;
-        for await (const m of deps.services.campaigns.messages(sub)) {
+        for await (const m of deps.services.campaignPages.operatorMessages(sub)) {
           const { recipient, gsmsmsid, text, parts, state, connector, route } = m;
           // The route and connector that carried it, once it was sent (CONNECTORS_FILE names).
           const carried = connector === null ? {} : { route, connector };
@@ -205,7 +205,7 @@ async function run(argv: string[]): Promise<void> {
     }
     case 'connectors': {
       if (sub) throw new UsageError(`connectors takes no argument, got "${sub}"`);
-      const rows = await withDeps(config, (deps) => deps.services.delivery.connectorStatus());
+      const rows = await withDeps(config, (deps) => deps.services.connectors.connectorStatus());
       const now = Date.now();
       if (values.json)
         return writeOut(rows.map((r) => `${JSON.stringify(connectorStatusJson(r, now))}\n`).join(''));
@@ -233,7 +233,7 @@ async function run(argv: string[]): Promise<void> {
       if (!/^\+?\d{6,15}$/.test(from))
         throw new UsageError('--from must be a number, digits with the country code first');
       const recorded = await withDeps(config, (deps) =>
-        deps.services.delivery.recordInbound({
+        deps.services.replies.recordInbound({
           from,
           to: values.to ?? 'SIMULATOR',
           text: values.text!,

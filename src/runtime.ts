@@ -135,6 +135,7 @@ export async function startRuntime(deps: Deps): Promise<Running> {
     deps.ops.watchTransport(transport, connectorUsage(transport));
     const worker = createDeliveryWorker({
       delivery: deps.services.delivery,
+      replies: deps.services.replies,
       transport,
       metrics: deps.ops.metrics?.delivery,
       clock: deps.clock,
@@ -147,7 +148,7 @@ export async function startRuntime(deps: Deps): Promise<Running> {
     logger.info({ transport: config.TRANSPORT }, 'delivery worker started');
     // For `pigeon connectors`, which runs in another process: each connector's binds, window and last error.
     const connectorStatus = publishConnectorStatus(connectorsOf(transport), {
-      sink: deps.services.delivery,
+      sink: deps.services.connectors,
       now: () => deps.clock.now(),
       role,
       log: logger,

@@ -252,10 +252,10 @@ describeEachDialect('campaign history', (h) => {
         .execute();
       return states.every((m) => m.state === 'delivered' || m.state === 'failed');
     }, 'final states');
-    const delivery = h().deps.services.delivery;
-    await delivery.recordInbound({ from: ann, to: 'x', text: 'Merci' });
-    await delivery.recordInbound({ from: carl, to: 'x', text: 'Qui est-ce ?' });
-    await delivery.recordInbound({ from: bob, to: 'x', text: 'STOP' });
+    const replies = h().deps.services.replies;
+    await replies.recordInbound({ from: ann, to: 'x', text: 'Merci' });
+    await replies.recordInbound({ from: carl, to: 'x', text: 'Qui est-ce ?' });
+    await replies.recordInbound({ from: bob, to: 'x', text: 'STOP' });
     // Carl's contact is deleted since: his reply tells no fields.
     const carlContact = await h()
       .deps.store.db.selectFrom('contacts')
@@ -294,7 +294,7 @@ describeEachDialect('campaign history', (h) => {
 
     // The same number written to again by a plain campaign: its replies are that campaign's, without fields.
     const plain = await send(h(), a, [ann]);
-    await delivery.recordInbound({ from: ann, to: 'x', text: 'Encore moi' });
+    await replies.recordInbound({ from: ann, to: 'x', text: 'Encore moi' });
     expect((await get(h(), a, `/campaign/${plain}/mo`)).body.replies).toEqual([
       { destination: ann, message: 'Encore moi', date, ...noInfo },
     ]);

@@ -123,12 +123,12 @@ describeEachDialect('campaign reads', (h) => {
     // Counted into the links' counters by the fold (which the link server's process runs shortly after).
     await h().deps.services.clickFold.foldClicks(1000);
     // A STOP and a plain reply from recipients of this campaign.
-    const delivery = h().deps.services.delivery;
-    expect(await delivery.recordInbound({ from: n.delivered[0], to: 'x', text: 'Stop' })).toMatchObject({
+    const replies = h().deps.services.replies;
+    expect(await replies.recordInbound({ from: n.delivered[0], to: 'x', text: 'Stop' })).toMatchObject({
       type: 'STOP',
     });
     expect(
-      await delivery.recordInbound({ from: `+${n.delivered[1]}`, to: 'x', text: 'Merci !' }),
+      await replies.recordInbound({ from: `+${n.delivered[1]}`, to: 'x', text: 'Merci !' }),
     ).toMatchObject({
       type: 'MO',
     });
@@ -224,15 +224,15 @@ describeEachDialect('campaign reads', (h) => {
     const ticket = await send(h(), a, n.delivered);
     await startWorker();
     await waitFor(allFinal(h(), ticket), 'final states');
-    const delivery = h().deps.services.delivery;
+    const replies = h().deps.services.replies;
     const startedAt = h().clock.now();
     const at = (laterMs: number) => wallTime(startedAt + laterMs);
-    await delivery.recordInbound({ from: n.delivered[0], to: 'x', text: 'Bien reçu' });
+    await replies.recordInbound({ from: n.delivered[0], to: 'x', text: 'Bien reçu' });
     h().clock.advance(60_000);
-    await delivery.recordInbound({ from: n.delivered[1], to: 'x', text: 'STOP' });
-    await delivery.recordInbound({ from: n.delivered[2], to: 'x', text: 'À quelle heure ?' });
+    await replies.recordInbound({ from: n.delivered[1], to: 'x', text: 'STOP' });
+    await replies.recordInbound({ from: n.delivered[2], to: 'x', text: 'À quelle heure ?' });
     h().clock.advance(60_000);
-    await delivery.recordInbound({ from: n.delivered[2], to: 'x', text: 'arret' });
+    await replies.recordInbound({ from: n.delivered[2], to: 'x', text: 'arret' });
 
     const noInfo = { info1: '', info2: '', info3: '', info4: '' };
     const mo = await get(h(), a, `/campaign/${ticket}/mo`);
@@ -436,11 +436,11 @@ describeEachDialect('campaign reads', (h) => {
     await send(h(), a, [numbers().delivered[0]], { delay: '2030-04-01 10:00:00' });
     await startWorker();
     await waitFor(allFinal(h(), ticket), 'final states');
-    const delivery = h().deps.services.delivery;
-    await delivery.recordInbound({ from: n.delivered[0], to: 'x', text: 'Oui <ok> & merci' });
-    await delivery.recordInbound({ from: n.delivered[1], to: 'x', text: 'Non' });
-    await delivery.recordInbound({ from: n.delivered[1], to: 'x', text: 'STOP' });
-    await delivery.recordInbound({ from: n.delivered[2], to: 'x', text: 'STOP SMS' });
+    const replies = h().deps.services.replies;
+    await replies.recordInbound({ from: n.delivered[0], to: 'x', text: 'Oui <ok> & merci' });
+    await replies.recordInbound({ from: n.delivered[1], to: 'x', text: 'Non' });
+    await replies.recordInbound({ from: n.delivered[1], to: 'x', text: 'STOP' });
+    await replies.recordInbound({ from: n.delivered[2], to: 'x', text: 'STOP SMS' });
 
     const both = async (method: string, url: string): Promise<[CallResult, CallResult]> => {
       const j = await call(h().app, method, url, { token: a.token, accept: 'application/json' });

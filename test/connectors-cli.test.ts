@@ -42,7 +42,7 @@ describeEachDialect('pigeon connectors', (h) => {
   }
 
   const published = async (name: string) =>
-    (await h().deps.services.delivery.connectorStatus()).filter((row) => row.name === name);
+    (await h().deps.services.connectors.connectorStatus()).filter((row) => row.name === name);
 
   async function connectorsJson() {
     const r = await pigeonOn(h().databaseUrl, 'connectors', '--json');
@@ -150,7 +150,7 @@ describeEachDialect('pigeon connectors', (h) => {
         lastError: null,
         lastErrorAt: null,
       };
-      await h().deps.services.delivery.saveConnectorStatus([
+      await h().deps.services.connectors.saveConnectorStatus([
         { ...row, name: 'carrier-a', instance: 'gone:1', updatedAt: now - liveForMs - 5_000 },
         { ...row, name: 'carrier-a', instance: 'alive:2', updatedAt: now },
         { ...row, name: 'carrier-b', instance: 'alive:2', updatedAt: now, state: 'connecting', bindsUp: 0 },
@@ -164,8 +164,8 @@ describeEachDialect('pigeon connectors', (h) => {
         ]);
         expect(rows[0]).toMatchObject({ pps: 12.5, window_in_use: 1, window_size: 20, binds_up: 2 });
       } finally {
-        await h().deps.services.delivery.removeConnectorStatus('gone:1');
-        await h().deps.services.delivery.removeConnectorStatus('alive:2');
+        await h().deps.services.connectors.removeConnectorStatus('gone:1');
+        await h().deps.services.connectors.removeConnectorStatus('alive:2');
       }
     },
     cliTestMs,

@@ -306,7 +306,7 @@ describeEachDialect('delivery', (h) => {
   it('a reply is stored with its event in one transaction: when the event cannot be written, neither is the reply', async () => {
     const a = await h().account();
     const ticket = await send(a, [{ value: '33698700001', gsmsmsid: 'r-1' }]);
-    const delivery = h().deps.services.delivery;
+    const replyService = h().deps.services.replies;
     const db = h().deps.store.db;
     const replies = () => db.selectFrom('replies').selectAll().where('account_id', '=', a.id).execute();
     const blacklisted = () =>
@@ -315,7 +315,9 @@ describeEachDialect('delivery', (h) => {
     // The outbox is out of reach: the STOP's event fails, and its reply and blacklist entry roll back with it.
     await db.schema.alterTable('events').renameTo('events_away').execute();
     try {
-      await expect(delivery.recordInbound({ from: '33698700001', to: 'x', text: 'STOP' })).rejects.toThrow();
+      await expect(
+        replyService.recordInbound({ from: '33698700001', to: 'x', text: 'STOP' }),
+      ).rejects.toThrow();
     } finally {
       await db.schema.alterTable('events_away').renameTo('events').execute();
     }
@@ -323,7 +325,7 @@ describeEachDialect('delivery', (h) => {
     expect(await blacklisted()).toEqual([]);
     expect(await eventsOf(a.id, 'STOP')).toEqual([]);
 
-    expect(await delivery.recordInbound({ from: '+33698700001', to: 'x', text: 'STOP' })).toMatchObject({
+    expect(await replyService.recordInbound({ from: '+33698700001', to: 'x', text: 'STOP' })).toMatchObject({
       type: 'STOP',
     });
     expect(await replies()).toEqual([

@@ -133,12 +133,12 @@ describeEachDialect(
       ]);
       await settled([aTicket, bTicket]);
 
-      const { delivery, links, clickFold } = h().deps.services;
-      await delivery.recordInbound({ from: `+${erased}`, to: 'PIGEON', text: 'Hello, who is this?' });
-      await delivery.recordInbound({ from: erased, to: 'PIGEON', text: 'STOP' });
-      await delivery.recordInbound({ from: kept, to: 'PIGEON', text: 'Thanks' });
+      const { replies, links, clickFold } = h().deps.services;
+      await replies.recordInbound({ from: `+${erased}`, to: 'PIGEON', text: 'Hello, who is this?' });
+      await replies.recordInbound({ from: erased, to: 'PIGEON', text: 'STOP' });
+      await replies.recordInbound({ from: kept, to: 'PIGEON', text: 'Thanks' });
       // The first half of a reply whose second half has not come yet: it belongs to no account so far.
-      await delivery.recordInbound({
+      await replies.recordInbound({
         from: erased,
         to: 'PIGEON',
         text: 'Half a ',

@@ -3,7 +3,7 @@
 // or is gone; a term that missed its renewal is over for good; and a worker that lost a message records nothing
 // of it.
 import { expect, it } from 'vitest';
-import { deliveryRepo } from '../src/delivery/delivery.repo.ts';
+import { messagesRepo } from '../src/delivery/messages.repo.ts';
 import { createLeaseHolder } from '../src/store/lease-holder.ts';
 import { call, describeEachDialect } from './helpers/harness.ts';
 
@@ -19,7 +19,7 @@ describeEachDialect('lease terms', (h) => {
   /** A campaign of `size` messages due now, every other due message out of the way; answers its message ids. */
   async function queued(size: number): Promise<number[]> {
     const before = holder();
-    await deliveryRepo.claimDue(
+    await messagesRepo.claimDue(
       db(),
       h().deps.store.dialect,
       h().clock.now(),
@@ -47,7 +47,7 @@ describeEachDialect('lease terms', (h) => {
   /** Claims due messages under `term`; answers those among `ids` (earlier tests' leftovers are taken too). */
   const claim = async (term: number, ids: number[]) =>
     (
-      await deliveryRepo.claimDue(db(), h().deps.store.dialect, h().clock.now(), leaseMs, 100_000, term)
+      await messagesRepo.claimDue(db(), h().deps.store.dialect, h().clock.now(), leaseMs, 100_000, term)
     ).filter((m) => ids.includes(m.id));
 
   const rowsOf = (ids: number[]) =>
@@ -58,7 +58,7 @@ describeEachDialect('lease terms', (h) => {
       .orderBy('id')
       .execute();
 
-  const sweep = () => deliveryRepo.releaseExpiredLeases(db(), h().clock.now());
+  const sweep = () => messagesRepo.releaseExpiredLeases(db(), h().clock.now());
 
   it('a message leased under a term stays its worker’s while the term is renewed, far past one lease, and is released at the first sweep after it lapses', async () => {
     const ids = await queued(3);

@@ -404,7 +404,7 @@ describeEachDialect('blacklist and NPAI list', (h) => {
     });
     expect(sent.body).toMatchObject({ status: 1, sent: 2 });
     await addNumbers(h(), a, 'blacklist', [{ value: fr(93), info1: 'by hand' }]);
-    const reply = await h().deps.services.delivery.recordInbound({ from: fr(92), to: '36180', text: 'STOP' });
+    const reply = await h().deps.services.replies.recordInbound({ from: fr(92), to: '36180', text: 'STOP' });
     expect(reply).toMatchObject({ type: 'STOP' });
     const r = await call(h().app, 'GET', '/blacklist', { token: a.token });
     expect(r.body.list).toEqual([

@@ -355,13 +355,13 @@ describeEachDialect('message history', (h) => {
     const a = await h().account();
     const [x, y] = [fresh(), fresh()];
     const ticket = await send(h(), a, [x, y]);
-    const delivery = h().deps.services.delivery;
+    const replies = h().deps.services.replies;
     const t0 = h().clock.now();
-    await delivery.recordInbound({ from: x, to: 'pigeon', text: 'Oui' });
+    await replies.recordInbound({ from: x, to: 'pigeon', text: 'Oui' });
     h().clock.advance(60_000);
-    await delivery.recordInbound({ from: `+${y}`, to: 'pigeon', text: 'STOP' });
+    await replies.recordInbound({ from: `+${y}`, to: 'pigeon', text: 'STOP' });
     h().clock.advance(60_000);
-    await delivery.recordInbound({ from: x, to: 'pigeon', text: 'Merci' });
+    await replies.recordInbound({ from: x, to: 'pigeon', text: 'Merci' });
     const replyIds = (
       await h()
         .deps.store.db.selectFrom('replies')
@@ -428,9 +428,9 @@ describeEachDialect('message history', (h) => {
     await send(h(), other, [theirs, shared], { text: 'from another' });
     // The last to write to the shared number gets its replies.
     await send(h(), child, [childs, shared], { text: 'from the child' });
-    const delivery = h().deps.services.delivery;
+    const replies = h().deps.services.replies;
     for (const from of [ours, theirs, childs, shared])
-      await delivery.recordInbound({ from, to: 'x', text: 'Hi' });
+      await replies.recordInbound({ from, to: 'x', text: 'Hi' });
 
     const numbers = async (a: TestAccount, query = '') =>
       (await get(h(), a, `/messages${query}`)).body.messages.map(
@@ -462,9 +462,9 @@ describeEachDialect('message history', (h) => {
       sender: 'Shop',
     });
     await setOutcome(h(), ticket, first, 'delivered', 3);
-    const delivery = h().deps.services.delivery;
+    const replies = h().deps.services.replies;
     for (const from of [first, second])
-      await delivery.recordInbound({ from, to: 'x', text: 'Oui <merci> & "bien"' });
+      await replies.recordInbound({ from, to: 'x', text: 'Oui <merci> & "bien"' });
     for (const url of ['/messages', '/messages/mo']) {
       const j = await get(h(), a, url, 'application/json');
       const x = await get(h(), a, url, 'application/xml');

@@ -132,6 +132,7 @@ describeEachDialect(
       });
       const worker: DeliveryWorker = createDeliveryWorker({
         delivery: h().deps.services.delivery,
+        replies: h().deps.services.replies,
         transport,
         clock: h().clock,
         log: quiet,
@@ -212,6 +213,7 @@ describeEachDialect(
       h().deps.ops.watchTransport(transport);
       const worker = createDeliveryWorker({
         delivery: h().deps.services.delivery,
+        replies: h().deps.services.replies,
         transport,
         clock: h().clock,
         log: quiet,

@@ -281,7 +281,7 @@ for (const dialect of availableDialects()) {
 
     it('a reply after the migration follows the copied ones', async () => {
       h.clock.set(laterReplyAt + 60_000);
-      await h.deps.services.delivery.recordInbound({ from: '33611111000', to: 'x', text: 'Re-bonjour' });
+      await h.deps.services.replies.recordInbound({ from: '33611111000', to: 'x', text: 'Re-bonjour' });
       expect((await get('/campaign/1/mo')).replies.map((r: { message: string }) => r.message)).toEqual([
         'Merci <b> & "bien" reçu',
         'Encore',
@@ -292,7 +292,7 @@ for (const dialect of availableDialects()) {
     it('a campaign sent to a list before 013 names that list, found through its contacts; a reply tells the contact', async () => {
       expect((await get('/campaign/1')).campaign[0].lists).toEqual([]);
       expect((await get('/campaign/2')).campaign[0].lists).toEqual([{ id: '1' }]);
-      await h.deps.services.delivery.recordInbound({ from: '33611112100', to: 'x', text: 'Ann ici' });
+      await h.deps.services.replies.recordInbound({ from: '33611112100', to: 'x', text: 'Ann ici' });
       const replies = (await get(`/campaign/2/mo?start=${manyReplies}`)).replies;
       expect(replies.at(-1)).toEqual({
         destination: '33611112100',

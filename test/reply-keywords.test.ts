@@ -167,19 +167,19 @@ describeEachDialect(
       const a = await h().account();
       const number = '33611000011';
       await t.send(a, [number]);
-      const delivery = h().deps.services.delivery;
-      expect(await delivery.recordInbound({ from: number, to: '36180', text: 'stop' })).toMatchObject({
+      const replies = h().deps.services.replies;
+      expect(await replies.recordInbound({ from: number, to: '36180', text: 'stop' })).toMatchObject({
         type: 'STOP',
       });
       const db = t.db();
       await db.schema.alterTable('events').renameTo('events_away').execute();
       try {
-        await expect(delivery.recordInbound({ from: number, to: '36180', text: 'START' })).rejects.toThrow();
+        await expect(replies.recordInbound({ from: number, to: '36180', text: 'START' })).rejects.toThrow();
       } finally {
         await db.schema.alterTable('events_away').renameTo('events').execute();
       }
       expect(await t.blacklist(a.id)).toEqual([number]);
-      expect(await delivery.recordInbound({ from: number, to: '36180', text: 'démarrer' })).toMatchObject({
+      expect(await replies.recordInbound({ from: number, to: '36180', text: 'démarrer' })).toMatchObject({
         type: 'MO',
         keyword: 'START',
       });
@@ -214,8 +214,8 @@ describeEachDialect(
       const [n1, n2] = ['33611000030', '33611000031'];
       await t.send(b, [n1]);
       await t.send(a, [n1, n2]);
-      const delivery = h().deps.services.delivery;
-      const help = (from: string, to = '36180') => delivery.recordInbound({ from, to, text: 'HELP' });
+      const replies = h().deps.services.replies;
+      const help = (from: string, to = '36180') => replies.recordInbound({ from, to, text: 'HELP' });
       expect(await help(n1)).toMatchObject({ type: 'MO', keyword: 'HELP', answered: true, accountId: a.id });
       expect(await help(n2)).toMatchObject({ answered: true });
       h().clock.advance(10 * 60_000 - 1);
@@ -254,9 +254,9 @@ describeEachDialect(
         t.db().updateTable('messages').set({ connector }).where('campaign_id', '=', ticket).execute();
       await carriedBy(ticketA, 'carrier-x');
       await carriedBy(ticketB, 'carrier-y');
-      const delivery = h().deps.services.delivery;
+      const replies = h().deps.services.replies;
       const reply = (text: string, connector?: string) =>
-        delivery.recordInbound({ from: number, to: '36180', text, connector });
+        replies.recordInbound({ from: number, to: '36180', text, connector });
 
       expect(await reply('via x', 'carrier-x')).toMatchObject({ accountId: a.id });
       expect(await reply('via y', 'carrier-y')).toMatchObject({ accountId: b.id });
@@ -287,9 +287,9 @@ describeEachDialect(
         .set({ connector: 'carrier-x' })
         .where('account_id', '=', a.id)
         .execute();
-      const delivery = h().deps.services.delivery;
+      const replies = h().deps.services.replies;
       const part = (seq: number, text: string, ref: number) =>
-        delivery.recordInbound({
+        replies.recordInbound({
           from: number,
           to: '36180',
           text,
@@ -319,7 +319,7 @@ describeEachDialect(
           })),
         )
         .execute();
-      expect(await delivery.assembleWaitingReplies()).toBe(1);
+      expect(await replies.assembleWaitingReplies()).toBe(1);
       expect((await t.eventsOf(a.id, 'MO')).map((e) => e.message)).toEqual([
         'Bonjour, deux parties',
         'par le balayage',
@@ -363,7 +363,7 @@ describeEachDialect('reply keywords without HELP_TEXT', (h) => {
     const a = await h().account();
     const number = '33611000070';
     await t.send(a, [number]);
-    const recorded = await h().deps.services.delivery.recordInbound({
+    const recorded = await h().deps.services.replies.recordInbound({
       from: number,
       to: '36180',
       text: 'help',

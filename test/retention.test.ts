@@ -186,10 +186,10 @@ describeEachDialect('retention', (h) => {
       .set({ state: 'failed' })
       .where('campaign_id', '=', Number(r.body.ticket))
       .execute();
-    const { delivery } = h().deps.services;
+    const { deliveryLifecycle } = h().deps.services;
     const later = h().clock.now() + day;
-    expect(await delivery.purgeMessages(a.id, later, 2)).toBe(2);
-    expect(await delivery.purgeMessages(a.id, later, 2)).toBe(1);
-    expect(await delivery.purgeMessages(a.id, later, 2)).toBe(0);
+    expect(await deliveryLifecycle.purgeMessages(a.id, later, 2)).toBe(2);
+    expect(await deliveryLifecycle.purgeMessages(a.id, later, 2)).toBe(1);
+    expect(await deliveryLifecycle.purgeMessages(a.id, later, 2)).toBe(0);
   });
 });

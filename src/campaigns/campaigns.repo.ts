@@ -153,11 +153,6 @@ export const campaignsRepo = {
     }
     return found;
   },
-
-  /** The owner of a campaign, for operator commands that are given only a ticket. */
-  findOwner(db: Executor, id: number) {
-    return db.selectFrom('campaigns').select(['account_id']).where('id', '=', id).executeTakeFirst();
-  },
 };
 
 export const filtersRepo = {

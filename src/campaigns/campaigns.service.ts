@@ -2,7 +2,8 @@
 // campaign with its messages and links in one transaction. Simulation runs the same computation unstored.
 import type { CreditsService } from '../accounts/credits.service.ts';
 import type { Config } from '../config.ts';
-import type { CampaignMessage, DeliveryService, NewMessage } from '../delivery/delivery.service.ts';
+import type { DeliveryService, NewMessage } from '../delivery/delivery.service.ts';
+import type { DeliveryLifecycleService } from '../delivery/delivery-lifecycle.service.ts';
 import type { IdempotencyService, RecordAnswer } from '../idempotency/idempotency.service.ts';
 import type { LinksService, NewLink } from '../links/links.service.ts';
 import type { AuthContext } from '../shared/auth-context.ts';
@@ -50,8 +51,6 @@ export interface CampaignResult extends FilterCounts {
   cost: number;
   credits: number;
 }
-
-export type MessageLine = Omit<CampaignMessage, 'seq'>;
 
 export interface SendOptions {
   simulate: boolean;
@@ -105,15 +104,9 @@ export function createCampaignsService(deps: {
   >;
   credits: Pick<CreditsService, 'debit' | 'credits' | 'refund'>;
   links: Pick<LinksService, 'allocate' | 'store' | 'purgeCampaign'>;
-  delivery: Pick<
-    DeliveryService,
-    | 'enqueue'
-    | 'cancelUntaken'
-    | 'campaignMessages'
-    | 'dueBacklog'
-    | 'purgeCampaignMessages'
-    | 'hasUnfinished'
-  >;
+  delivery: Pick<DeliveryService, 'enqueue' | 'cancelUntaken' | 'dueBacklog'>;
+  /** Retention of a campaign's messages: whether any is left to send, and the finished ones purged. */
+  deliveryLifecycle: Pick<DeliveryLifecycleService, 'purgeCampaignMessages' | 'hasUnfinished'>;
   /** Told after a send's commit, with how many messages it queued (a nudge to the delivery worker). */
   queued?: (messages: number) => void;
   idempotency: Pick<IdempotencyService, 'once'>;
@@ -129,7 +122,7 @@ export function createCampaignsService(deps: {
     accountId: number;
   }) => boolean;
 }) {
-  const { db, clock, config, credits, links, delivery } = deps;
+  const { db, clock, config, credits, links, delivery, deliveryLifecycle } = deps;
   const queued = deps.queued ?? (() => {});
   const allowedCountries = parseCountries(config.ALLOWED_COUNTRIES);
   const marketingWindow = config.MARKETING_WINDOW;
@@ -397,8 +390,8 @@ export function createCampaignsService(deps: {
     async purgeCampaigns(accountId: number, before: number, limit: number): Promise<number> {
       for (const campaignId of await campaignsRepo.createdBefore(db, accountId, before, 50)) {
         const deleted = await db.transaction().execute(async (tx) => {
-          if (await delivery.hasUnfinished(tx, campaignId)) return 0;
-          const messages = await delivery.purgeCampaignMessages(tx, campaignId, limit);
+          if (await deliveryLifecycle.hasUnfinished(tx, campaignId)) return 0;
+          const messages = await deliveryLifecycle.purgeCampaignMessages(tx, campaignId, limit);
           if (messages > 0) return messages;
           const links = await deps.links.purgeCampaign(tx, campaignId, limit);
           if (links > 0) return links;
@@ -621,25 +614,6 @@ export function createCampaignsService(deps: {
         const refunded = Math.min(Number(campaign.cost), entry.parts);
         await campaignsRepo.countNotRouted(tx, entry.accountId, id, entry.messages, refunded);
         if (refunded > 0) await credits.refund(tx, Number(campaign.billed_account_id), refunded, id);
-      }
-    },
-
-    /** Every message of a campaign in seq order, a page at a time (the operator's `pigeon messages`). */
-    async *messages(ticket: string, pageSize = 1000): AsyncGenerator<MessageLine> {
-      const id = idIn(ticket);
-      const owner = id === undefined ? undefined : await campaignsRepo.findOwner(db, id);
-      if (id === undefined || !owner) throw ApiError.notFound(`campaign "${ticket}" not found`);
-      for await (const m of delivery.campaignMessages(Number(owner.account_id), id, pageSize)) {
-        yield {
-          recipient: m.recipient,
-          gsmsmsid: m.gsmsmsid,
-          text: m.text,
-          parts: Number(m.parts),
-          encoding: m.encoding,
-          state: m.state,
-          connector: m.connector,
-          route: m.route,
-        };
       }
     },
   };

@@ -1,10 +1,11 @@
-// SQL of delivery's data lifecycle: pruning orphan receipts, and erasing a phone number from messages,
-// replies, reply fragments and HELP answers. No rules here.
+// SQL of delivery's data lifecycle: retention's purges of finished messages and old replies, pruning orphan
+// receipts, and erasing a phone number from messages, replies, reply fragments and HELP answers. No rules here.
 
+import { sql } from 'kysely';
 import type { Erasure } from '../shared/erasure.ts';
 import { DlrStatus } from '../sms/dlr-status.ts';
 import type { Executor } from '../store/db.ts';
-import { pruneOldest } from '../store/purge.ts';
+import { deleteAged, pruneOldest } from '../store/purge.ts';
 
 /** Ids bound per statement. */
 const idsPerStatement = 500;
@@ -21,7 +22,70 @@ export interface ErasedMessage {
   seq: number;
 }
 
+/**
+ * The history reads find the account's rows through the indexes keyed on `account_id + 0` (migration 013):
+ * the expression is what selects them, so no other query's plan ever takes them.
+ */
+export const accountKey = sql<number>`${sql.ref('account_id')} + 0`;
+
+/** States a worker may still act on: retention never deletes such a message. */
+const unfinishedStates = ['queued', 'sending', 'held'];
+
+async function deleteMessages(db: Executor, rows: readonly { id: number }[]): Promise<number> {
+  if (rows.length === 0) return 0;
+  const ids = rows.map((r) => r.id);
+  await db.deleteFrom('message_parts').where('message_id', 'in', ids).execute();
+  await db.deleteFrom('messages').where('id', 'in', ids).execute();
+  return ids.length;
+}
+
 export const deliveryLifecycleRepo = {
+  /**
+   * Retention: deletes up to `limit` of the account's messages due before `before` that are done with (not
+   * queued, sending or held), their parts first; returns how many messages went.
+   */
+  async purgeMessages(db: Executor, accountId: number, before: number, limit: number): Promise<number> {
+    const rows = await db
+      .selectFrom('messages')
+      .select('id')
+      .where(accountKey, '=', accountId)
+      .where('due_at', '<', before)
+      .where('state', 'not in', unfinishedStates)
+      .limit(limit)
+      .execute();
+    return deleteMessages(db, rows);
+  },
+
+  /** Retention: deletes up to `limit` messages of a campaign that are done with, their parts first. */
+  async purgeCampaignMessages(db: Executor, campaignId: number, limit: number): Promise<number> {
+    const rows = await db
+      .selectFrom('messages')
+      .select('id')
+      .where('campaign_id', '=', campaignId)
+      .where('state', 'not in', unfinishedStates)
+      .limit(limit)
+      .execute();
+    return deleteMessages(db, rows);
+  },
+
+  /** Whether a campaign still has a message a worker may send. */
+  async hasUnfinished(db: Executor, campaignId: number): Promise<boolean> {
+    const row = await db
+      .selectFrom('messages')
+      .select('id')
+      .where('campaign_id', '=', campaignId)
+      .where('state', 'in', unfinishedStates)
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  },
+
+  /** Retention: deletes up to `limit` of the account's replies received before `before`; how many. */
+  purgeReplies(db: Executor, accountId: number, before: number, limit: number): Promise<number> {
+    const replies = { table: 'replies', column: 'received_at', account: 'expression' } as const;
+    return deleteAged(db, replies, accountId, before, limit);
+  },
+
   /** Up to `limit` orphan receipts received before `before`, from the oldest; how many went. */
   pruneOrphanReceipts(db: Executor, before: number, limit: number): Promise<number> {
     return pruneOldest(db, { table: 'orphan_receipts', dateColumn: 'received_at' }, before, limit);

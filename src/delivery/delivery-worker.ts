@@ -11,9 +11,10 @@ import type { Log } from '../shared/log.ts';
 import { createPollLoop } from '../shared/poll-loop.ts';
 import { Semaphore } from '../shared/semaphore.ts';
 import { nextOpening } from '../sms/sending-window.ts';
-import type { ClaimedMessage } from './delivery.repo.ts';
 import type { DeliveryService, SubmitResult } from './delivery.service.ts';
+import type { ClaimedMessage } from './messages.repo.ts';
 import { buildParts } from './outbound-parts.ts';
+import type { RepliesService } from './replies.service.ts';
 import type { InboundMessage, Receipt, SubmitOutcome, Transport } from './transport.ts';
 
 export interface WorkerOptions {
@@ -70,6 +71,8 @@ const maxReceiptTimeoutBatches = 5;
 
 export function createDeliveryWorker(deps: {
   delivery: DeliveryService;
+  /** Replies and their parts: recorded as they come, and completed by the sweep. */
+  replies: Pick<RepliesService, 'recordInbound' | 'assembleWaitingReplies'>;
   transport: Transport;
   clock: Clock;
   log: Log;
@@ -78,7 +81,7 @@ export function createDeliveryWorker(deps: {
   recorded?: () => void;
   metrics?: DeliveryWorkerMetrics;
 }) {
-  const { delivery, transport, clock, log, options, metrics } = deps;
+  const { delivery, replies, transport, clock, log, options, metrics } = deps;
   const recorded = deps.recorded ?? (() => {});
 
   const unrecorded = new Semaphore(transport.capacity);
@@ -119,7 +122,7 @@ export function createDeliveryWorker(deps: {
   );
 
   async function inbound(message: InboundMessage): Promise<void> {
-    const stored = await delivery.recordInbound(message);
+    const stored = await replies.recordInbound(message);
     if (stored) recorded();
     if (!stored && (!message.part || message.part.seq === message.part.total)) {
       log.warn(
@@ -270,7 +273,7 @@ export function createDeliveryWorker(deps: {
       const released = await delivery.releaseExpiredLeases();
       if (released > 0) log.warn({ released }, 'released messages whose worker stopped mid-send');
       await delivery.adoptOrphans();
-      await delivery.assembleWaitingReplies();
+      await replies.assembleWaitingReplies();
       // Messages whose receipt never came within DLR_WAIT: a few batches a sweep, so a large backlog of them
       // (an SMSC that sends no receipts) is closed over several sweeps without holding up the sends.
       for (let batch = 0; batch < maxReceiptTimeoutBatches; batch++) {

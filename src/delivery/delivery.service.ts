@@ -1,9 +1,9 @@
-// SMS delivery rules: what a submit's outcome, a receipt or a reply does to messages, lists and the event outbox.
-// Every change is written with the event that reports it, in one transaction.
-import type { Selectable } from 'kysely';
+// The outbound state machine: queuing a campaign's messages, claiming due ones by lease, what a submit's outcome
+// or a receipt does to messages, parts, lists and the event outbox, orphan receipts, receipts that never come,
+// holding and cancelling. Every change is written with the event that reports it, in one transaction.
+
+import { dlrPayload } from '../events/event-bodies.ts';
 import type { Clock } from '../shared/clock.ts';
-import type { Erasure } from '../shared/erasure.ts';
-import type { Page } from '../shared/paging.ts';
 import { zonedTime } from '../shared/zoned-time.ts';
 import { DlrStatus } from '../sms/dlr-status.ts';
 import { countryOf } from '../sms/numbers.ts';
@@ -11,26 +11,10 @@ import type { Encoding } from '../sms/segments.ts';
 import type { Db, DialectName, Executor } from '../store/db.ts';
 import { createLeaseHolder } from '../store/lease-holder.ts';
 import { appendEvents, type NewEvent } from '../store/outbox.ts';
-import type { MessagesTable } from '../store/schema.ts';
-import { connectorStatusRepo } from './connector-status.repo.ts';
-import type { PublishedStatus } from './connector-status.ts';
-import {
-  type ClaimedMessage,
-  deliveryRepo,
-  type MessageFilter,
-  type MessageSort,
-  type OpenPart,
-  type Period,
-  type ReplySort,
-  type ReplyType,
-  reportedStatus,
-} from './delivery.repo.ts';
-import { deliveryLifecycleRepo } from './delivery-lifecycle.repo.ts';
+import { messagePartsRepo, type OpenPart } from './message-parts.repo.ts';
+import { type ClaimedMessage, messagesRepo } from './messages.repo.ts';
 import { dlrStatusOf, isFinalStat, smscIdForms } from './receipt.ts';
-import { answerSender, type KeywordLists, keywordMatcher } from './reply-keywords.ts';
-import type { InboundMessage, Receipt } from './transport.ts';
-
-export type { MessageFilter, MessageSort, Period, ReplySort } from './delivery.repo.ts';
+import type { Receipt } from './transport.ts';
 
 /** The lists a delivery outcome can put a number on (owned by the campaigns capability). */
 export interface NumberLists {
@@ -40,14 +24,6 @@ export interface NumberLists {
   removeFromBlacklist(tx: Executor, accountId: number, number: string): Promise<void>;
   /** `campaignId`: the campaign whose message the receipt or refusal was about. */
   addToNpai(tx: Executor, accountId: number, number: string, campaignId: number): Promise<void>;
-}
-
-/**
- * Free messages from the service itself (the answer to a HELP), queued inside the reply's transaction by the
- * campaigns capability as balance alert SMS are: a campaign of the account costing nothing.
- */
-export interface AnswerSms {
-  queue(tx: Executor, accountId: number, number: string, text: string, sender: string): Promise<unknown>;
 }
 
 /** What the worker needs of a campaign besides its messages (campaigns are the campaigns capability's). */
@@ -86,12 +62,6 @@ export interface NewMessage {
   encoding: Encoding;
 }
 
-/** A message of a campaign as the operator's `pigeon messages` prints it. */
-export type CampaignMessage = Pick<
-  Selectable<MessagesTable>,
-  'seq' | 'recipient' | 'gsmsmsid' | 'text' | 'parts' | 'encoding' | 'state' | 'connector' | 'route'
->;
-
 export type SubmitResult =
   | {
       kind: 'submitted';
@@ -114,13 +84,6 @@ export type SubmitResult =
 
 export interface DeliveryOptions {
   timezone: string;
-  /** STOP_KEYWORDS, START_KEYWORDS and HELP_KEYWORDS. */
-  keywords: KeywordLists;
-  /**
-   * The answer to a HELP (HELP_TEXT; none: not answered), at most one per number and account within
-   * `intervalMs`, from the number replied to or else `fallbackSender` (ALERT_SENDER).
-   */
-  help: { text: string | undefined; intervalMs: number; fallbackSender: string };
   /** Receipt error codes meaning the number does not exist. */
   npaiErrors: string[];
   /** How long a worker's lease term outlives its last heartbeat (LEASE_SECONDS). */
@@ -140,19 +103,6 @@ interface PartLookup {
   closed(partId: number): void;
 }
 
-export interface RecordedReply {
-  type: ReplyType;
-  accountId: number;
-  text: string;
-  /** A START (taken off the blacklist) or HELP, recorded as MO; absent for any other reply. */
-  keyword?: 'START' | 'HELP';
-  /** For a HELP: whether this reply was answered (false: no HELP_TEXT, or answered within the interval). */
-  answered?: boolean;
-}
-
-/** Parts of a reply that never completed are dropped after a day. */
-const fragmentTtlMs = 86_400_000;
-
 /**
  * How long a receipt may wait for the record of its submit (normally milliseconds); older orphans are never
  * matched, so an SMSC that reuses ids after a restart cannot pin an old receipt on a new message.
@@ -166,13 +116,11 @@ export function createDeliveryService(deps: {
   db: Db;
   dialect: DialectName;
   clock: Clock;
-  numberLists: NumberLists;
+  numberLists: Pick<NumberLists, 'addToNpai'>;
   campaigns: CampaignSettings;
-  answers: AnswerSms;
   options: DeliveryOptions;
 }) {
   const { db, clock, options } = deps;
-  const keywordOf = keywordMatcher(options.keywords);
   const npaiErrors = new Set(options.npaiErrors.map((e) => e.padStart(3, '0')));
   const leases = createLeaseHolder({
     db,
@@ -191,14 +139,14 @@ export function createDeliveryService(deps: {
       account_id: message.account_id,
       campaign_id: message.campaign_id,
       type: 'DLR',
-      payload: JSON.stringify({
-        date: dates.isoSecond(clock.now()),
+      payload: dlrPayload(
+        dates.isoSecond(clock.now()),
         status,
-        destination: message.recipient,
-        message_id: message.gsmsmsid ?? '',
-        campaign_id: String(message.campaign_id),
-        country_code: countryOf(message.recipient) ?? '',
-      }),
+        message.recipient,
+        message.gsmsmsid,
+        message.campaign_id,
+        countryOf(message.recipient),
+      ),
     };
   }
 
@@ -209,7 +157,7 @@ export function createDeliveryService(deps: {
   async function partLookup(tx: Executor, receipts: readonly Receipt[]): Promise<PartLookup> {
     const forms = [...new Set(receipts.flatMap((r) => smscIdForms(r.smscId)))];
     const bySmscId = new Map<string, OpenPart[]>();
-    for (const row of forms.length > 0 ? await deliveryRepo.findOpenParts(tx, forms) : []) {
+    for (const row of forms.length > 0 ? await messagePartsRepo.findOpenParts(tx, forms) : []) {
       const list = bySmscId.get(row.smsc_id);
       if (list) list.push(row);
       else bySmscId.set(row.smsc_id, [row]);
@@ -245,7 +193,7 @@ export function createDeliveryService(deps: {
   async function applyResults(tx: Executor, results: SubmitResult[], now: number, events: NewEvent[]) {
     let submitted = results.filter((r) => r.kind === 'submitted');
     if (submitted.length > 0) {
-      const marked = await deliveryRepo.markSubmitted(
+      const marked = await messagesRepo.markSubmitted(
         tx,
         submitted.map((r) => ({
           id: r.message.id,
@@ -260,7 +208,7 @@ export function createDeliveryService(deps: {
       // A message no longer leased under the term that sent it (its worker stalled past the lease, and it went
       // to another) is the other worker's to record: its parts are not recorded here either.
       if (marked.size < submitted.length) submitted = submitted.filter((r) => marked.has(r.message.id));
-      await deliveryRepo.insertParts(
+      await messagePartsRepo.insertParts(
         tx,
         submitted.flatMap((r) =>
           r.smscIds.map((smscId, i) => ({ message_id: r.message.id, part_no: i + 1, smsc_id: smscId })),
@@ -268,9 +216,9 @@ export function createDeliveryService(deps: {
         now,
       );
       // Receipts that overtook this record were kept aside: apply them now.
-      if (await deliveryRepo.hasOrphans(tx)) {
+      if (await messagePartsRepo.hasOrphans(tx)) {
         const allIds = submitted.flatMap((r) => r.smscIds.flatMap(smscIdForms));
-        for (const orphan of await deliveryRepo.takeOrphans(tx, allIds, now - orphanMatchMs)) {
+        for (const orphan of await messagePartsRepo.takeOrphans(tx, allIds, now - orphanMatchMs)) {
           const receipt = { smscId: orphan.smsc_id, stat: orphan.stat, err: orphan.err };
           events.push(...((await applyReceipt(tx, receipt, now)) ?? []));
         }
@@ -282,7 +230,7 @@ export function createDeliveryService(deps: {
         const status = r.kind === 'failed' ? r.dlrStatus : DlrStatus.expired;
         const error =
           r.kind === 'failed' ? r.error : 'validity period ended before the message could be sent';
-        const changed = await deliveryRepo.setLeasedState(
+        const changed = await messagesRepo.setLeasedState(
           tx,
           [r.message.id],
           { state: finalStateOf(status), dlr_status: status, error },
@@ -304,7 +252,7 @@ export function createDeliveryService(deps: {
           );
         }
       } else if (r.kind === 'retry') {
-        await deliveryRepo.setLeasedState(
+        await messagesRepo.setLeasedState(
           tx,
           [r.message.id],
           { state: 'queued', due_at: r.retryAt, error: r.error },
@@ -344,7 +292,7 @@ export function createDeliveryService(deps: {
     }
     const finalized = new Set<number>();
     for (const group of groups.values()) {
-      await deliveryRepo.updateParts(
+      await messagePartsRepo.updateParts(
         tx,
         group.parts.map((p) => p.id),
         group.stat,
@@ -353,7 +301,7 @@ export function createDeliveryService(deps: {
       );
       const messageIds = group.parts.map((p) => p.message_id);
       const state = finalStateOf(group.status);
-      for (const id of await deliveryRepo.finalizeMany(tx, messageIds, state, group.status, now)) {
+      for (const id of await messagesRepo.finalizeMany(tx, messageIds, state, group.status, now)) {
         finalized.add(Number(id));
       }
     }
@@ -402,7 +350,7 @@ export function createDeliveryService(deps: {
     if (!part) {
       if (!keepOrphan) return undefined;
       if (isFinalStat(receipt.stat)) {
-        await deliveryRepo.insertOrphan(
+        await messagePartsRepo.insertOrphan(
           tx,
           { smsc_id: receipt.smscId, stat: receipt.stat, err: receipt.err },
           now,
@@ -412,18 +360,18 @@ export function createDeliveryService(deps: {
     }
     if (!isFinalStat(receipt.stat)) return [];
     const status = dlrStatusOf(receipt, npaiErrors);
-    await deliveryRepo.updatePart(tx, part.id, receipt.stat, status, now);
+    await messagePartsRepo.updatePart(tx, part.id, receipt.stat, status, now);
     parts.closed(part.id);
     const message = { ...part, id: part.message_id };
     let finalStatus = status;
     if (part.parts > 1) {
       // A long message is delivered when every part is; otherwise it takes the first part's failure.
-      const parts = await deliveryRepo.partsOf(tx, part.message_id);
+      const parts = await messagePartsRepo.partsOf(tx, part.message_id);
       if (parts.length < part.parts || parts.some((p) => p.dlr_status === null)) return [];
       const failed = parts.find((p) => p.dlr_status !== DlrStatus.delivered);
       finalStatus = failed ? failed.dlr_status! : DlrStatus.delivered;
     }
-    if (!(await deliveryRepo.finalize(tx, message.id, finalStateOf(finalStatus), finalStatus, now)))
+    if (!(await messagesRepo.finalize(tx, message.id, finalStateOf(finalStatus), finalStatus, now)))
       return [];
     if (finalStatus === DlrStatus.invalidDestination) {
       await deps.numberLists.addToNpai(tx, message.account_id, message.recipient, message.campaign_id);
@@ -431,156 +379,7 @@ export function createDeliveryService(deps: {
     return [dlrEvent(message, finalStatus)];
   }
 
-  /** Takes every part of a reply if all have arrived, and records it; the delete decides who takes them. */
-  /**
-   * Takes every part of a reply if all have arrived, and records it; the delete decides who takes them. The
-   * reply came in on `connector` (the part that completed it), else on the connector its stored parts name
-   * (the sweep completing it later).
-   */
-  async function takeReply(
-    tx: Executor,
-    from: string,
-    to: string,
-    ref: number,
-    total: number,
-    now: number,
-    connector?: string,
-  ) {
-    const fragments = await deliveryRepo.fragments(tx, from, to, ref);
-    if (fragments.length < total) return undefined;
-    if ((await deliveryRepo.deleteFragments(tx, from, to, ref)) < total) return undefined;
-    const via = connector ?? fragments.find((f) => f.connector !== null)?.connector ?? undefined;
-    return completeReply(tx, from, to, fragments.map((f) => f.text).join(''), now, via);
-  }
-
-  /**
-   * The account a reply belongs to: the one that last wrote to the number through the connector the reply came
-   * in on (a carrier's number answers for the accounts that send through it), else, when no message went
-   * through that connector (or the transport names none), the one that last wrote to it at all.
-   */
-  async function lastMessageFor(tx: Executor, from: string, connector: string | undefined) {
-    const through =
-      connector === undefined ? undefined : await deliveryRepo.lastMessageTo(tx, from, connector);
-    return through ?? deliveryRepo.lastMessageTo(tx, from);
-  }
-
-  /** Queues the HELP answer unless one went to the number for the account within the interval. */
-  async function answerHelp(tx: Executor, accountId: number, from: string, to: string, now: number) {
-    const { text, intervalMs, fallbackSender } = options.help;
-    if (text === undefined) return false;
-    if (!(await deliveryRepo.claimHelpAnswer(tx, accountId, from, now, now - intervalMs))) return false;
-    await deps.answers.queue(tx, accountId, from, text, answerSender(to, fallbackSender));
-    return true;
-  }
-
-  async function completeReply(
-    tx: Executor,
-    from: string,
-    to: string,
-    text: string,
-    now: number,
-    connector: string | undefined,
-  ): Promise<RecordedReply | undefined> {
-    const last = await lastMessageFor(tx, from, connector);
-    if (!last) return undefined;
-    const keyword = keywordOf(text);
-    const type = keyword === 'STOP' ? 'STOP' : 'MO';
-    // The list change, the HELP answer, the reply and its event: one transaction.
-    let answered: boolean | undefined;
-    if (keyword === 'STOP')
-      await deps.numberLists.addToBlacklist(tx, last.account_id, from, last.campaign_id);
-    else if (keyword === 'START') await deps.numberLists.removeFromBlacklist(tx, last.account_id, from);
-    else if (keyword === 'HELP') answered = await answerHelp(tx, last.account_id, from, to, now);
-    // The reply for the campaign's reads, and its event for the webhooks: one transaction.
-    await deliveryRepo.insertReply(tx, {
-      account_id: last.account_id,
-      campaign_id: last.campaign_id,
-      type,
-      number: from,
-      text,
-      gsmsmsid: last.gsmsmsid,
-      received_at: now,
-    });
-    const payload = {
-      date: dates.isoSecond(now),
-      message: text,
-      from,
-      account_id: String(last.account_id),
-      last_message_id: last.gsmsmsid ?? '',
-    };
-    await appendEvents(
-      tx,
-      [
-        {
-          account_id: last.account_id,
-          campaign_id: last.campaign_id,
-          type,
-          payload: JSON.stringify(payload),
-        },
-      ],
-      now,
-    );
-    if (keyword === 'START') return { type, accountId: last.account_id, text, keyword };
-    if (keyword === 'HELP') return { type, accountId: last.account_id, text, keyword, answered };
-    return { type, accountId: last.account_id, text };
-  }
-
   return {
-    /** `pigeon connectors`: every delivery process's connectors as they last published them. */
-    connectorStatus: () => connectorStatusRepo.list(db),
-    /** The delivery process's status publisher (connector-status.ts) writes through these. */
-    saveConnectorStatus: (rows: PublishedStatus[]) => connectorStatusRepo.save(db, rows),
-    removeConnectorStatus: (instance: string) => connectorStatusRepo.removeInstance(db, instance),
-    pruneConnectorStatus: (before: number) => connectorStatusRepo.removeOlderThan(db, before),
-
-    /** Retention: up to `limit` of the account's finished messages due before `before`, in a transaction. */
-    purgeMessages(accountId: number, before: number, limit: number): Promise<number> {
-      return db.transaction().execute((tx) => deliveryRepo.purgeMessages(tx, accountId, before, limit));
-    },
-
-    /** Retention: up to `limit` finished messages of a campaign, inside the caller's transaction. */
-    purgeCampaignMessages(tx: Executor, campaignId: number, limit: number): Promise<number> {
-      return deliveryRepo.purgeCampaignMessages(tx, campaignId, limit);
-    },
-
-    /** Whether a campaign still has a message queued, being sent or held. */
-    hasUnfinished(tx: Executor, campaignId: number): Promise<boolean> {
-      return deliveryRepo.hasUnfinished(tx, campaignId);
-    },
-
-    /** Retention: up to `limit` of the account's replies received before `before`, in a transaction. */
-    purgeReplies(accountId: number, before: number, limit: number): Promise<number> {
-      return db.transaction().execute((tx) => deliveryRepo.purgeReplies(tx, accountId, before, limit));
-    },
-
-    /** Pruning: up to `limit` orphan receipts received before `before` (never matched after two minutes). */
-    pruneOrphanReceipts(before: number, limit: number): Promise<number> {
-      return deliveryLifecycleRepo.pruneOrphanReceipts(db, before, limit);
-    },
-
-    /**
-     * Erasure, in the caller's transaction: the number's messages keep their rows for billing and counters,
-     * with the placeholder for recipient and nothing of what was written for the person (a message not sent
-     * yet is never sent); its replies go, and so do its reply fragments when every account is erased (they
-     * belong to no account yet). Answers the counts and the messages, whose links the caller erases too.
-     */
-    async eraseNumber(tx: Executor, erasure: Erasure) {
-      const messages = await deliveryLifecycleRepo.messagesTo(tx, erasure);
-      await deliveryLifecycleRepo.anonymizeMessages(
-        tx,
-        messages.map((m) => m.id),
-        erasure.placeholder,
-        clock.now(),
-      );
-      const replies = await deliveryLifecycleRepo.deleteRepliesFrom(tx, erasure);
-      await deliveryLifecycleRepo.deleteHelpAnswersTo(tx, erasure);
-      const fragments =
-        erasure.accountIds === undefined
-          ? await deliveryLifecycleRepo.deleteFragmentsFrom(tx, erasure.number)
-          : 0;
-      return { counts: { messages: messages.length, replies, mo_fragments: fragments }, messages };
-    },
-
     /**
      * Queues a campaign's messages inside the caller's transaction (the send's), due at `dueAt`: one compiled
      * multi-row INSERT per 1,000 messages.
@@ -610,7 +409,7 @@ export function createDeliveryService(deps: {
           now,
         ];
       }
-      await deliveryRepo.insertMessages(tx, rows);
+      await messagesRepo.insertMessages(tx, rows);
     },
 
     /**
@@ -618,110 +417,12 @@ export function createDeliveryService(deps: {
      * ever taken: queued and never attempted. Returns how many; the caller decides what fewer means.
      */
     cancelUntaken(tx: Executor, accountId: number, campaignId: number): Promise<number> {
-      return deliveryRepo.cancelUntaken(tx, accountId, campaignId, clock.now());
-    },
-
-    /** The campaigns' messages counted per state and receipt status (with the most attempts of each group). */
-    stateCounts(accountId: number, campaignIds: readonly number[]) {
-      return deliveryRepo.stateCounts(db, accountId, campaignIds);
-    },
-
-    /**
-     * A page of the campaign's messages in send (seq) order, each with the DLR code it reports; only those
-     * reporting `status` when given.
-     */
-    async campaignMessagesPage(
-      accountId: number,
-      campaignId: number,
-      status: number | undefined,
-      page: Page,
-    ): Promise<CampaignMessageState[]> {
-      const rows = await deliveryRepo.campaignMessagesPage(db, accountId, campaignId, status, page);
-      return rows.map((row) => ({
-        id: Number(row.id),
-        seq: Number(row.seq),
-        recipient: row.recipient,
-        gsmsmsid: row.gsmsmsid,
-        status: reportedStatus(row.state, row.dlr_status === null ? null : Number(row.dlr_status)),
-        dueAt: Number(row.due_at),
-        sentAt: row.sent_at === null ? null : Number(row.sent_at),
-        finalAt: historyFinalStates.has(row.state) ? Number(row.updated_at) : null,
-      }));
-    },
-
-    /**
-     * How many messages the campaign has, and how many of them report `status` (all when not given): one
-     * grouped read of the campaign's rows, as its counters take.
-     */
-    async campaignMessageTotals(accountId: number, campaignId: number, status: number | undefined) {
-      let total = 0;
-      let matching = 0;
-      for (const row of await deliveryRepo.stateCounts(db, accountId, [campaignId])) {
-        const n = Number(row.n);
-        total += n;
-        const reported = reportedStatus(row.state, row.dlr_status === null ? null : Number(row.dlr_status));
-        if (status === undefined || reported === status) matching += n;
-      }
-      return { total, matching };
-    },
-
-    /** A page of the campaign's messages whose receipt said the number does not exist, in seq order. */
-    npaiPage(accountId: number, campaignId: number, page: Page) {
-      return deliveryRepo.withStatusPage(db, accountId, campaignId, DlrStatus.invalidDestination, page);
-    },
-
-    /**
-     * The numbers of the campaign's messages whose receipt said the number does not exist, in seq order, a
-     * page at a time (keyset), read in the caller's transaction: never the whole campaign in memory.
-     */
-    async *npaiNumbers(
-      tx: Executor,
-      accountId: number,
-      campaignId: number,
-      pageSize = 1000,
-    ): AsyncGenerator<string[]> {
-      for (let after = -1; ; ) {
-        const page = await deliveryRepo.withStatusAfter(
-          tx,
-          accountId,
-          campaignId,
-          DlrStatus.invalidDestination,
-          after,
-          pageSize,
-        );
-        if (page.length > 0) yield page.map((m) => m.recipient);
-        if (page.length < pageSize) return;
-        after = Number(page[page.length - 1].seq);
-      }
-    },
-
-    /** A page of the replies of one type (MO, STOP) a campaign drew, in arrival order. */
-    replies(accountId: number, campaignId: number, type: ReplyType, page: Page) {
-      return deliveryRepo.repliesPage(db, accountId, campaignId, type, page);
-    },
-
-    /** How many STOP replies each of the campaigns drew (campaigns without any are absent). */
-    stopCounts(accountId: number, campaignIds: readonly number[]) {
-      return deliveryRepo.replyCounts(db, accountId, campaignIds, 'STOP');
-    },
-
-    /** Every message of a campaign in seq order, a page at a time. */
-    async *campaignMessages(
-      accountId: number,
-      campaignId: number,
-      pageSize = 1000,
-    ): AsyncGenerator<CampaignMessage> {
-      for (let after = -1; ; ) {
-        const page = await deliveryRepo.messagesAfter(db, accountId, campaignId, after, pageSize);
-        yield* page;
-        if (page.length < pageSize) return;
-        after = Number(page[page.length - 1].seq);
-      }
+      return messagesRepo.cancelUntaken(tx, accountId, campaignId, clock.now());
     },
 
     /** Messages due now and not yet taken by a worker, counted up to `upTo`. */
     dueBacklog(upTo: number): Promise<number> {
-      return deliveryRepo.countDue(db, clock.now(), upTo);
+      return messagesRepo.countDue(db, clock.now(), upTo);
     },
 
     /**
@@ -739,7 +440,7 @@ export function createDeliveryService(deps: {
         failed: 0,
         expired: 0,
       };
-      for (const row of await deliveryRepo.queueStates(db, now, finishedSince)) {
+      for (const row of await messagesRepo.queueStates(db, now, finishedSince)) {
         const n = Number(row.n);
         if (row.state === 'queued') {
           counts.due += Number(row.due);
@@ -755,7 +456,7 @@ export function createDeliveryService(deps: {
       const now = clock.now();
       return db
         .transaction()
-        .execute((tx) => deliveryRepo.claimDue(tx, deps.dialect, now, options.leaseMs, limit, owner));
+        .execute((tx) => messagesRepo.claimDue(tx, deps.dialect, now, options.leaseMs, limit, owner));
     },
 
     /**
@@ -765,7 +466,7 @@ export function createDeliveryService(deps: {
     leases,
 
     async releaseExpiredLeases(): Promise<number> {
-      return deliveryRepo.releaseExpiredLeases(db, clock.now());
+      return messagesRepo.releaseExpiredLeases(db, clock.now());
     },
 
     /**
@@ -779,9 +480,9 @@ export function createDeliveryService(deps: {
       const now = clock.now();
       const sentBy = now - options.dlrWaitMs;
       // Mostly there is none: a read, and no write transaction, every sweep.
-      if (!(await deliveryRepo.anyUnreceipted(db, sentBy))) return 0;
+      if (!(await messagesRepo.anyUnreceipted(db, sentBy))) return 0;
       return db.transaction().execute(async (tx) => {
-        const closed = await deliveryRepo.closeUnreceipted(tx, deps.dialect, sentBy, now, limit);
+        const closed = await messagesRepo.closeUnreceipted(tx, deps.dialect, sentBy, now, limit);
         await appendEvents(
           tx,
           closed.map((message) => dlrEvent(message, DlrStatus.expired)),
@@ -808,14 +509,14 @@ export function createDeliveryService(deps: {
       return db.transaction().execute(async (tx) => {
         const events: NewEvent[] = [];
         const adopted: number[] = [];
-        for (const o of await deliveryRepo.recentOrphans(tx, now - orphanMatchMs, 1000)) {
+        for (const o of await messagePartsRepo.recentOrphans(tx, now - orphanMatchMs, 1000)) {
           const applied = await applyReceipt(tx, { smscId: o.smsc_id, stat: o.stat, err: o.err }, now, false);
           if (applied === undefined) continue;
           adopted.push(o.id);
           events.push(...applied);
         }
-        await deliveryRepo.deleteOrphans(tx, adopted);
-        await deliveryRepo.deleteOrphansBefore(tx, now - orphanMatchMs);
+        await messagePartsRepo.deleteOrphans(tx, adopted);
+        await messagePartsRepo.deleteOrphansBefore(tx, now - orphanMatchMs);
         if (events.length > 0) await appendEvents(tx, events, now);
         return adopted.length;
       });
@@ -825,190 +526,38 @@ export function createDeliveryService(deps: {
     recordReceipts: (receipts: Receipt[]) => recordOutcomes([], receipts),
 
     /**
-     * A reply from a handset: parts of a long reply wait until all have come; the whole reply goes to the
-     * account that last wrote to the number through the connector it came in on (else through any), as MO, or
-     * as STOP (and the number is blacklisted) for a stop word. A START takes the number off the blacklist and
-     * a HELP is answered with HELP_TEXT; both are MO. Returns what was recorded, or undefined while parts are
-     * missing or when nobody wrote to the number.
-     */
-    async recordInbound(message: InboundMessage): Promise<RecordedReply | undefined> {
-      const now = clock.now();
-      const from = message.from.replace(/^\+|^00/, '');
-      return db.transaction().execute(async (tx) => {
-        const { connector } = message;
-        if (!message.part || message.part.total <= 1)
-          return completeReply(tx, from, message.to, message.text, now, connector);
-        const { ref, total, seq } = message.part;
-        await deliveryRepo.insertFragment(
-          tx,
-          {
-            sender: from,
-            recipient: message.to,
-            ref,
-            total,
-            seq,
-            text: message.text,
-            connector: connector ?? null,
-          },
-          now,
-        );
-        return takeReply(tx, from, message.to, ref, total, now, connector);
-      });
-    },
-
-    /**
-     * Completes replies whose last parts arrived in transactions that could not see each other (PostgreSQL,
-     * several workers), drops parts of replies that never completed within a day, and forgets HELP answers
-     * older than their interval.
-     */
-    async assembleWaitingReplies(): Promise<number> {
-      const now = clock.now();
-      return db.transaction().execute(async (tx) => {
-        const groups = await deliveryRepo.completeFragmentGroups(tx, 100);
-        for (const g of groups) await takeReply(tx, g.sender, g.recipient, g.ref, g.total, now);
-        await deliveryRepo.deleteFragmentsBefore(tx, now - fragmentTtlMs);
-        await deliveryRepo.deleteHelpAnswersBefore(tx, now - options.help.intervalMs);
-        return groups.length;
-      });
-    },
-
-    /**
      * Holds, inside the caller's transaction (a sub-account's lock), the account's queued messages: `held`
      * until `releaseHeld`, never claimed meanwhile. Messages a worker has already taken finish normally.
      * Returns how many were held.
      */
+    /**
+     * The numbers of the campaign's messages whose receipt said the number does not exist, in seq order, a
+     * page at a time (keyset), read in the caller's transaction (lists' NPAI blacklisting): never the whole
+     * campaign in memory.
+     */
+    async *npaiNumbers(tx: Executor, accountId: number, campaignId: number, pageSize = 1000) {
+      for (let after = -1; ; ) {
+        const page = await messagesRepo.withStatusAfter(
+          tx,
+          accountId,
+          campaignId,
+          DlrStatus.invalidDestination,
+          after,
+          pageSize,
+        );
+        if (page.length > 0) yield page.map((m) => m.recipient);
+        if (page.length < pageSize) return;
+        after = Number(page[page.length - 1].seq);
+      }
+    },
+
     holdQueued(tx: Executor, accountId: number): Promise<number> {
-      return deliveryRepo.moveAccountMessages(tx, accountId, 'queued', 'held', clock.now());
+      return messagesRepo.moveAccountMessages(tx, accountId, 'queued', 'held', clock.now());
     },
 
     /** Queues the account's held messages again, due when they were (the unlock's transaction); how many. */
     releaseHeld(tx: Executor, accountId: number): Promise<number> {
-      return deliveryRepo.moveAccountMessages(tx, accountId, 'held', 'queued', clock.now());
+      return messagesRepo.moveAccountMessages(tx, accountId, 'held', 'queued', clock.now());
     },
-
-    /** The contact each of `numbers` was when the campaign wrote to it (null: not a list contact). */
-    async recipientContacts(accountId: number, campaignId: number, numbers: readonly string[]) {
-      if (numbers.length === 0) return [];
-      return deliveryRepo.contactsOfRecipients(db, accountId, campaignId, numbers);
-    },
-
-    /** How many of the campaign's messages had a receipt saying the number does not exist. */
-    npaiCount(accountId: number, campaignId: number): Promise<number> {
-      return deliveryRepo.countWithStatus(db, accountId, campaignId, DlrStatus.invalidDestination);
-    },
-
-    /** How many replies of one type (MO, STOP) a campaign drew. */
-    replyCount(accountId: number, campaignId: number, type: ReplyType): Promise<number> {
-      return deliveryRepo.countCampaignReplies(db, accountId, campaignId, type);
-    },
-
-    /** The account's campaigns that wrote to `number`, with a message due from `dueFrom` if given; at most `limit`. */
-    campaignsSentTo(accountId: number, number: string, dueFrom: number | undefined, limit: number) {
-      return deliveryRepo.campaignsSentTo(db, accountId, number, dueFrom, limit);
-    },
-
-    /** How many of the account's messages due within the filter's period match it. */
-    countMessageHistory(accountId: number, filter: MessageFilter): Promise<number> {
-      return deliveryRepo.countMessageHistory(db, accountId, filter);
-    },
-
-    /** A page of the account's messages matching the filter, each with the DLR code it reports. */
-    async messageHistoryPage(
-      accountId: number,
-      filter: MessageFilter,
-      sort: MessageSort,
-      page: Page,
-    ): Promise<HistoryMessage[]> {
-      return (await deliveryRepo.messageHistoryPage(db, accountId, filter, sort, page)).map(historyMessage);
-    },
-
-    /** Ids and recipients of the first `limit` messages matching the filter, in the order asked. */
-    messageHistoryKeys(accountId: number, filter: MessageFilter, sort: MessageSort, limit: number) {
-      return deliveryRepo.messageHistoryKeys(db, accountId, filter, sort, limit);
-    },
-
-    /** The account's messages with these ids, as `messageHistoryPage` gives them, in no particular order. */
-    async messagesByIds(accountId: number, ids: readonly number[]): Promise<HistoryMessage[]> {
-      if (ids.length === 0) return [];
-      return (await deliveryRepo.messagesByIds(db, accountId, ids)).map(historyMessage);
-    },
-
-    /** How many replies (MO and STOP) the account received within the period. */
-    countReplyHistory(accountId: number, period: Period): Promise<number> {
-      return deliveryRepo.countReplyHistory(db, accountId, period);
-    },
-
-    /** A page of the replies (MO and STOP) the account received within the period. */
-    replyHistoryPage(accountId: number, period: Period, sort: ReplySort, page: Page) {
-      return deliveryRepo.replyHistoryPage(db, accountId, period, sort, page);
-    },
-
-    /**
-     * What the accounts' messages sent within the period (accepted by the SMSC: `sent_at`) used, in parts, per
-     * account and recipient country (null when the numbering plan tells none); only `countries` when given
-     * (null among them: numbers of no country). Messages never sent (cancelled, refused, expired before a
-     * submit, still queued) count for nothing.
-     */
-    async sentCredits(
-      accountIds: readonly number[],
-      period: Period,
-      countries?: readonly (string | null)[],
-    ): Promise<{ accountId: number; country: string | null; credits: number }[]> {
-      if (accountIds.length === 0 || countries?.length === 0) return [];
-      const rows = await deliveryRepo.sentParts(db, accountIds, period, countries);
-      return rows.map((r) => ({ accountId: r.account_id, country: r.country, credits: r.parts }));
-    },
-  };
-}
-
-/** A message as the history (GET /messages) reads it. */
-export interface HistoryMessage {
-  id: number;
-  campaignId: number;
-  recipient: string;
-  gsmsmsid: string | null;
-  text: string;
-  parts: number;
-  /** The DLR code it reports: its receipt's, 0 if cancelled, else 1 (no receipt yet). */
-  status: number;
-  dueAt: number;
-  /** When it reached its final outcome (delivered, failed, expired); null before. */
-  finalAt: number | null;
-  /** The connector and route that carried it (CONNECTORS_FILE names); null before it was sent. */
-  connector: string | null;
-  route: string | null;
-}
-
-const historyFinalStates = new Set(['delivered', 'failed', 'expired']);
-
-/** A message of a campaign as GET /campaign/:ticket/messages reads it. */
-export interface CampaignMessageState {
-  id: number;
-  /** Its position in the campaign: its links point at it. */
-  seq: number;
-  recipient: string;
-  gsmsmsid: string | null;
-  /** The DLR code it reports: its receipt's, 0 if cancelled, else 1 (no receipt yet). */
-  status: number;
-  dueAt: number;
-  /** When the SMSC accepted it; null for a message never sent. */
-  sentAt: number | null;
-  /** When it reached its final outcome (delivered, failed, expired); null before. */
-  finalAt: number | null;
-}
-
-function historyMessage(row: Awaited<ReturnType<typeof deliveryRepo.messagesByIds>>[number]): HistoryMessage {
-  return {
-    id: Number(row.id),
-    campaignId: Number(row.campaign_id),
-    recipient: row.recipient,
-    gsmsmsid: row.gsmsmsid,
-    text: row.text,
-    parts: Number(row.parts),
-    status: reportedStatus(row.state, row.dlr_status === null ? null : Number(row.dlr_status)),
-    dueAt: Number(row.due_at),
-    finalAt: historyFinalStates.has(row.state) ? Number(row.updated_at) : null,
-    connector: row.connector,
-    route: row.route,
   };
 }

@@ -6,7 +6,6 @@ import { type ClickerTemplate, clickerTemplate } from '../events/event-bodies.ts
 import type { Clock } from '../shared/clock.ts';
 import { GroupCommit } from '../shared/group-commit.ts';
 import type { Db, Executor } from '../store/db.ts';
-import { type BucketSize, wallLabel } from '../store/wall-clock.ts';
 import { truncateIp } from './client-ip.ts';
 import { type LinkTargetRow, linksRepo, type NewClick, type NewLink } from './links.repo.ts';
 import { linksLifecycleRepo } from './links-lifecycle.repo.ts';

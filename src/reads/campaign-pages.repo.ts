@@ -175,4 +175,22 @@ export const campaignPagesRepo = {
       .where(accountKey, '=', accountId)
       .execute();
   },
+
+  /** The owner of a campaign, for the operator's `pigeon messages`, which is given only a ticket. */
+  ownerOf(db: Executor, campaignId: number) {
+    return db.selectFrom('campaigns').select(['account_id']).where('id', '=', campaignId).executeTakeFirst();
+  },
+
+  /** One page of a campaign's messages after `afterSeq`, in seq order (keyset paging on the unique key). */
+  messagesAfter(db: Executor, accountId: number, campaignId: number, afterSeq: number, limit: number) {
+    return db
+      .selectFrom('messages')
+      .select(['seq', 'recipient', 'gsmsmsid', 'text', 'parts', 'encoding', 'state', 'connector', 'route'])
+      .where('campaign_id', '=', campaignId)
+      .where('account_id', '=', accountId)
+      .where('seq', '>', afterSeq)
+      .orderBy('seq')
+      .limit(limit)
+      .execute();
+  },
 };

@@ -2,7 +2,8 @@
 // replies and STOPs it drew and its NPAI numbers, each with the list contact fields of its number.
 import { infoOut } from '../campaigns/message-text.ts';
 import type { AuthContext } from '../shared/auth-context.ts';
-import { idOut } from '../shared/ids.ts';
+import { ApiError } from '../shared/errors.ts';
+import { idIn, idOut } from '../shared/ids.ts';
 import { type Page, parsePage } from '../shared/paging.ts';
 import { zonedTime } from '../shared/zoned-time.ts';
 import type { Db } from '../store/db.ts';
@@ -36,6 +37,18 @@ interface ContactInfo {
   info2: string;
   info3: string;
   info4: string;
+}
+
+/** A line of `pigeon messages`: one message as sent, with the connector and route that carried it. */
+export interface MessageLine {
+  recipient: string;
+  gsmsmsid: string | null;
+  text: string;
+  parts: number;
+  encoding: string;
+  state: string;
+  connector: string | null;
+  route: string | null;
 }
 
 const noInfo: ContactInfo = { info1: '', info2: '', info3: '', info4: '' };
@@ -107,6 +120,34 @@ export function createCampaignPagesService(deps: { db: Db; timezone: string }) {
   }
 
   return {
+    /**
+     * Every message of a campaign in seq order, a page at a time, written as it comes (the operator's `pigeon
+     * messages`, which may name any account's campaign): never the whole campaign in memory.
+     */
+    async *operatorMessages(ticket: string, pageSize = 1000): AsyncGenerator<MessageLine> {
+      const id = idIn(ticket);
+      const owner = id === undefined ? undefined : await campaignPagesRepo.ownerOf(db, id);
+      if (id === undefined || !owner) throw ApiError.notFound(`campaign "${ticket}" not found`);
+      const accountId = Number(owner.account_id);
+      for (let after = -1; ; ) {
+        const page = await campaignPagesRepo.messagesAfter(db, accountId, id, after, pageSize);
+        for (const m of page) {
+          yield {
+            recipient: m.recipient,
+            gsmsmsid: m.gsmsmsid,
+            text: m.text,
+            parts: Number(m.parts),
+            encoding: m.encoding,
+            state: m.state,
+            connector: m.connector,
+            route: m.route,
+          };
+        }
+        if (page.length < pageSize) return;
+        after = Number(page[page.length - 1].seq);
+      }
+    },
+
     /**
      * GET /campaign/:ticket/messages: the campaign's messages in send order, a page at a time (at most 500),
      * each with the DLR code it reports and the clicks on its links; only those reporting `status` when given.

@@ -228,7 +228,7 @@ describe('console campaign pages', () => {
     await expect.poll(async () => (await campaignOf(token, sent.ticket)).clicks).toBe(1);
     // And two replies come back from another: a question, then a STOP.
     for (const text of ['Can I pick it up myself?', 'STOP']) {
-      await f.deps.services.delivery.recordInbound({ from: recipients[1], to: 'SIMULATOR', text });
+      await f.deps.services.replies.recordInbound({ from: recipients[1], to: 'SIMULATOR', text });
     }
 
     // The campaign is done, so the page no longer polls: Refresh reads it again.

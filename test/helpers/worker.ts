@@ -22,6 +22,7 @@ export function testDeliveryWorker(
 ) {
   return createDeliveryWorker({
     delivery: h.deps.services.delivery,
+    replies: h.deps.services.replies,
     transport,
     clock: h.clock,
     log,
