@@ -8,6 +8,7 @@ import { createInvoicesService, type InvoicesService } from './accounts/invoices
 import { createTokensService, type TokensService } from './accounts/tokens.service.ts';
 import { type CampaignsService, createCampaignsService } from './campaigns/campaigns.service.ts';
 import { createListsService, type ListsService } from './campaigns/lists.service.ts';
+import { createSendingService, type SendingService } from './campaigns/sending.service.ts';
 import { type Config, durationMs } from './config.ts';
 import { type ConsoleService, createConsoleService } from './console/console.service.ts';
 import {
@@ -67,6 +68,9 @@ export interface Services {
   links: LinksService;
   /** Counts stored clicks into their links and CLICKER events; its timer runs beside the link server. */
   clickFold: ClickFold;
+  /** Sends (`/send`, `/send/lists`, their simulations) and the free system messages (alert SMS, HELP answers). */
+  sending: SendingService;
+  /** A campaign after its send: cancelling it, retention's purge, daily counts' pruning, delivery's questions. */
   campaigns: CampaignsService;
   lists: ListsService;
   delivery: DeliveryService;
@@ -248,10 +252,11 @@ export async function createDeps(
     db,
     clock,
     numberLists,
-    // A HELP's answer is a free message queued as balance alert SMS are (the worker's next poll sends it).
+    // A HELP's answer is a free message queued as balance alert SMS are (the worker's next poll sends it),
+    // by the sending service, created below (called only later).
     answers: {
       queue: (tx, accountId, number, text, sender) =>
-        campaigns.sendSystemMessage(tx, accountId, number, text, sender),
+        sending.sendSystemMessage(tx, accountId, number, text, sender),
     },
     options: {
       timezone: config.TIMEZONE,
@@ -276,14 +281,13 @@ export async function createDeps(
   const statistics = createStatisticsService({ db, clock, timezone: config.TIMEZONE });
   const consumption = createConsumptionService({ db, clock, timezone: config.TIMEZONE });
   const idempotency = createIdempotencyService({ db, clock, logger });
-  const campaigns = createCampaignsService({
+  const sending = createSendingService({
     db,
     clock,
     config,
     credits,
     links,
     delivery,
-    deliveryLifecycle,
     queued: (messages) => {
       nudges.send('messages');
       ops.metrics?.sends.accepted(messages);
@@ -294,13 +298,14 @@ export async function createDeps(
       ? (message) => findRoute(routing.routes, message) !== undefined
       : undefined,
   });
+  const campaigns = createCampaignsService({ db, config, credits, links, delivery, deliveryLifecycle });
   const balanceAlerts = createBalanceAlertsService({
     db,
     dialect: store.dialect,
     clock,
     alertSms: {
       queue: (tx, accountId, number, text, sender) =>
-        campaigns.sendSystemMessage(tx, accountId, number, text, sender),
+        sending.sendSystemMessage(tx, accountId, number, text, sender),
     },
     options: {
       sender: config.ALERT_SENDER,
@@ -392,6 +397,7 @@ export async function createDeps(
       webhooks,
       links,
       clickFold,
+      sending,
       campaigns,
       lists,
       delivery,

@@ -76,7 +76,7 @@ export function buildApi(
       (api) => balanceAlertsRoutes(api, services.balanceAlerts),
       (api) => invoicesRoutes(api, services.invoices),
       (api) => webhooksRoutes(api, services.webhooks),
-      (api) => campaignsRoutes(api, services.campaigns),
+      (api) => campaignsRoutes(api, services),
       (api) => readsRoutes(api, services),
       (api) => listsRoutes(api, services.lists),
       (api) => lookupRoutes(api, services.lookup),

@@ -181,7 +181,7 @@ describeEachDialect('account lock', (h) => {
     const auth = { accountId: child.id, tokenId: 0, parentId: parent.id };
     await call(h().app, 'GET', `/account/${child.id}/lock`, { token: parent.token });
     await expect(
-      h().deps.services.campaigns.send(auth, { text: 'Hello', pushtype: 'alert' }, [{ value: number(20) }], {
+      h().deps.services.sending.send(auth, { text: 'Hello', pushtype: 'alert' }, [{ value: number(20) }], {
         simulate: false,
       }),
     ).rejects.toMatchObject({ status: -1, details: lockedDetails(child.id) });

@@ -287,7 +287,7 @@ describeEachDialect('Idempotency-Key', (h) => {
           .set({ claim: 'other-request' })
           .where('key', '=', 'stolen')
           .execute();
-        return h().deps.services.campaigns.send(auth, json.sms.message, json.sms.recipients.gsm, {
+        return h().deps.services.sending.send(auth, json.sms.message, json.sms.recipients.gsm, {
           simulate: false,
           record,
         });

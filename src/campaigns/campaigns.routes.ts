@@ -4,6 +4,7 @@ import { ok } from '../http/envelope.ts';
 import { answer, Id } from '../http/response-schemas.ts';
 import { type App, caller } from '../http/types.ts';
 import type { CampaignsService } from './campaigns.service.ts';
+import type { SendingService } from './sending.service.ts';
 
 const MessageBody = Type.Object({
   text: Type.String(),
@@ -76,7 +77,11 @@ const CampaignResult = answer({
   npai: count,
   not_allowed: Type.Integer({ description: 'recipients in a country the configuration does not allow' }),
 });
-export function campaignsRoutes(app: App, campaigns: CampaignsService): void {
+export function campaignsRoutes(
+  app: App,
+  services: { sending: SendingService; campaigns: CampaignsService },
+): void {
+  const { sending, campaigns } = services;
   app.delete(
     '/send/:ticket',
     { schema: { params: TicketParams, response: answer({ credits: Type.Integer() }) } },
@@ -93,7 +98,7 @@ export function campaignsRoutes(app: App, campaigns: CampaignsService): void {
       { schema: { ...headers, body: SendBody, response: CampaignResult } },
       async (req) =>
         ok(
-          await campaigns.send(caller(req), req.body.sms.message, req.body.sms.recipients.gsm, {
+          await sending.send(caller(req), req.body.sms.message, req.body.sms.recipients.gsm, {
             simulate,
             idempotency: keyOf(req),
           }),
@@ -109,7 +114,7 @@ export function campaignsRoutes(app: App, campaigns: CampaignsService): void {
       async (req) => {
         const { to, gsmsmsid, token: _token, ...message } = req.query;
         return ok(
-          await campaigns.send(caller(req), message, [{ value: to, gsmsmsid }], {
+          await sending.send(caller(req), message, [{ value: to, gsmsmsid }], {
             simulate,
             idempotency: keyOf(req),
           }),
@@ -123,7 +128,7 @@ export function campaignsRoutes(app: App, campaigns: CampaignsService): void {
       async (req) => {
         const { message, lists, recipients } = req.body.sms;
         return ok(
-          await campaigns.sendLists(caller(req), message, lists ?? recipients?.gsm ?? [], {
+          await sending.sendLists(caller(req), message, lists ?? recipients?.gsm ?? [], {
             simulate,
             idempotency: keyOf(req),
           }),

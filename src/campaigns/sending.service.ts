@@ -1,0 +1,378 @@
+// Sending: validate the message, filter the recipients, substitute links, price, debit, and store the
+// campaign with its messages and links in one transaction. Simulation runs the same computation unstored.
+// A free system message (a balance alert SMS, a HELP's answer) is queued here too, in its caller's transaction.
+import type { CreditsService } from '../accounts/credits.service.ts';
+import type { Config } from '../config.ts';
+import type { DeliveryService, NewMessage } from '../delivery/delivery.service.ts';
+import type { IdempotencyService, RecordAnswer } from '../idempotency/idempotency.service.ts';
+import type { LinksService, NewLink } from '../links/links.service.ts';
+import type { AuthContext } from '../shared/auth-context.ts';
+import type { Clock } from '../shared/clock.ts';
+import { ApiError, Status } from '../shared/errors.ts';
+import { idIn, idOut } from '../shared/ids.ts';
+import { parseCountries } from '../sms/numbers.ts';
+import { countSegments } from '../sms/segments.ts';
+import type { Db, Executor } from '../store/db.ts';
+import { campaignsRepo, filterChunk, filtersRepo } from './campaigns.repo.ts';
+import { createDailyCap } from './daily-cap.ts';
+import { listsRepo } from './lists.repo.ts';
+import { type ContactFields, compileTemplate, render } from './message-text.ts';
+import { type Candidate, type FilterCounts, filterRecipients } from './recipient-filter.ts';
+import { createBacklogGate } from './send-backlog.ts';
+import { createSendBatcher } from './send-batcher.ts';
+import { createSendPlanner, type MessageInput, type Plan } from './send-plan.ts';
+
+export interface RecipientInput {
+  value: string;
+  gsmsmsid?: string;
+}
+
+export interface CampaignResult extends FilterCounts {
+  ticket?: string;
+  cost: number;
+  credits: number;
+}
+
+export interface SendOptions {
+  simulate: boolean;
+  /**
+   * The request's `Idempotency-Key` header (undefined when it has none) and its route (`POST /send`): a real
+   * send with a key runs once per account and key, and its retries get its first answer.
+   */
+  idempotency?: { key: unknown; route: string };
+  /** Stores the answer under its key, inside the send's transaction (given by the idempotency service). */
+  record?: RecordAnswer<CampaignResult>;
+}
+
+interface Recipient {
+  gsmsmsid: string | null;
+  contact: (ContactFields & { id: number }) | null;
+}
+
+const maxGsmsmsidLength = 100;
+/** Rows handed to one repository call: bounds the row arrays alive at once on 100k sends. */
+const writeChunk = 10_000;
+const contactPage = 5000;
+
+export type SendingService = ReturnType<typeof createSendingService>;
+
+export function createSendingService(deps: {
+  db: Db;
+  clock: Clock;
+  config: Pick<
+    Config,
+    | 'MAX_RECIPIENTS'
+    | 'TIMEZONE'
+    | 'STOP_MENTION'
+    | 'ALLOWED_COUNTRIES'
+    | 'MARKETING_WINDOW'
+    | 'MAX_QUEUED_MESSAGES'
+    | 'MAX_PARTS'
+    | 'DAILY_MESSAGE_LIMIT'
+  >;
+  credits: Pick<CreditsService, 'debit' | 'credits'>;
+  links: Pick<LinksService, 'allocate' | 'store'>;
+  delivery: Pick<DeliveryService, 'enqueue' | 'dueBacklog'>;
+  /** Told after a send's commit, with how many messages it queued (a nudge to the delivery worker). */
+  queued?: (messages: number) => void;
+  idempotency: Pick<IdempotencyService, 'once'>;
+  /**
+   * Whether a delivery route of CONNECTORS_FILE takes a message (wired in deps.ts to the routing table);
+   * absent when there is no such file and every message has its route.
+   */
+  routable?: (message: {
+    destination: string;
+    country?: string;
+    sender: string | null;
+    pushtype: string;
+    accountId: number;
+  }) => boolean;
+}) {
+  const { db, clock, config, credits, links, delivery } = deps;
+  const queued = deps.queued ?? (() => {});
+  const allowedCountries = parseCountries(config.ALLOWED_COUNTRIES);
+  const batcher = createSendBatcher(db);
+  const dailyCap = createDailyCap({ limit: config.DAILY_MESSAGE_LIMIT, timezone: config.TIMEZONE });
+
+  const refuseWhenBacklogged = createBacklogGate(config, delivery);
+  const { plan, tooManyParts, checkRecipientCount } = createSendPlanner(config);
+
+  /** Sorts a send's recipients into kept and filtered, against the account's blacklist and NPAI list. */
+  const filterFor = <T>(
+    accountId: number,
+    candidates: Iterable<Candidate<T>>,
+    p: Pick<Plan, 'sender' | 'pushtype'>,
+  ) =>
+    filterRecipients(candidates, {
+      allowedCountries,
+      routable: deps.routable
+        ? (destination, country) =>
+            deps.routable!({ destination, country, sender: p.sender, pushtype: p.pushtype, accountId })
+        : undefined,
+      lookup: (numbers) => filtersRepo.listed(db, accountId, numbers),
+      anyListed: () => filtersRepo.hasAny(db, accountId),
+      chunk: filterChunk,
+    });
+
+  /**
+   * Renders, prices and (unless simulating) stores a filtered campaign. Every kept recipient gets its
+   * own short code per link, so a click tells which recipient made it.
+   */
+  async function execute(
+    auth: AuthContext,
+    p: Plan,
+    kept: { number: string; item: Recipient }[],
+    counts: FilterCounts,
+    simulate: boolean,
+    now: number,
+    listIds: readonly number[] = [],
+    record?: RecordAnswer<CampaignResult>,
+  ): Promise<CampaignResult> {
+    const template = compileTemplate(p.text);
+    const linkCount = p.links.length;
+    // A simulation prices with one drawn URL per link: every code has the same length and alphabet, so
+    // the price is the one the real codes give.
+    const codes = linkCount === 0 ? [] : links.allocate((simulate ? 1 : kept.length) * linkCount);
+    const urls: string[] = new Array(linkCount);
+    const texts: string[] = new Array(kept.length);
+    const parts = new Uint16Array(kept.length);
+    const ucs2 = new Uint8Array(kept.length);
+    let cost = 0;
+    for (let seq = 0; seq < kept.length; seq++) {
+      const base = simulate ? 0 : seq * linkCount;
+      for (let k = 0; k < linkCount; k++) urls[k] = codes[base + k].url;
+      const text = render(template, urls, kept[seq].item.contact ?? undefined);
+      const segments = countSegments(text, p.unicode);
+      if (segments.parts > config.MAX_PARTS) {
+        throw tooManyParts(
+          `the text for ${kept[seq].number}, its links and fields in place,`,
+          String(segments.parts),
+          segments,
+        );
+      }
+      texts[seq] = text;
+      parts[seq] = segments.parts;
+      ucs2[seq] = segments.encoding === 'ucs2' ? 1 : 0;
+      cost += segments.parts;
+    }
+
+    if (simulate) {
+      await dailyCap.check(db, auth.accountId, now, kept.length);
+      const available = await credits.credits(auth.accountId);
+      if (available < cost) {
+        throw new ApiError(Status.credits, `this send costs ${cost} credits and ${available} are available`);
+      }
+      return { cost, credits: available - cost, ...counts };
+    }
+
+    const accountId = auth.accountId;
+    const sent = await batcher.submit(async (tx) => {
+      // First: a send past the day's cap is refused before anything else is written.
+      await dailyCap.take(tx, accountId, now, kept.length);
+      const campaignId = await campaignsRepo.insert(tx, {
+        account_id: accountId,
+        billed_account_id: accountId,
+        sender: p.sender,
+        text: p.text,
+        pushtype: p.pushtype,
+        unicode: p.unicode ? 1 : 0,
+        cost,
+        ...counts,
+        status: 'scheduled',
+        due_at: p.dueAt,
+        created_at: now,
+      });
+      const debited = await credits.debit(tx, accountId, cost, campaignId);
+      if (debited.billedAccountId !== accountId) {
+        await campaignsRepo.setBilledAccount(tx, accountId, campaignId, debited.billedAccountId);
+      }
+      // The lists a list send used, for its reads (`lists:[{id}]`).
+      await campaignsRepo.insertLists(tx, accountId, campaignId, listIds);
+      const campaign = { id: campaignId, accountId, dueAt: p.dueAt };
+      for (let start = 0; start < kept.length; start += writeChunk) {
+        const end = Math.min(kept.length, start + writeChunk);
+        const messages: NewMessage[] = [];
+        for (let seq = start; seq < end; seq++) {
+          const { number, item } = kept[seq];
+          messages.push({
+            seq,
+            recipient: number,
+            gsmsmsid: item.gsmsmsid,
+            contactId: item.contact?.id ?? null,
+            text: texts[seq],
+            parts: parts[seq],
+            encoding: ucs2[seq] ? 'ucs2' : 'gsm7',
+          });
+        }
+        await delivery.enqueue(tx, campaign, messages);
+        if (linkCount > 0) {
+          const linkRows: NewLink[] = [];
+          for (let seq = start; seq < end; seq++) {
+            // What the link's CLICKER events will tell of the recipient, handed to links with it.
+            const { gsmsmsid, contact } = kept[seq].item;
+            for (let k = 0; k < linkCount; k++) {
+              linkRows.push({
+                code: codes[seq * linkCount + k].code,
+                campaign_id: campaignId,
+                message_seq: seq,
+                account_id: accountId,
+                long_url: p.links[k],
+                gsmsmsid,
+                contact,
+              });
+            }
+          }
+          await links.store(tx, linkRows);
+        }
+      }
+      const result: CampaignResult = { ticket: idOut(campaignId), cost, credits: debited.credits, ...counts };
+      // The answer under its Idempotency-Key commits with the campaign, or neither does.
+      await record?.(tx, result);
+      return result;
+    });
+    // Committed: the delivery worker, maybe in another process, need not wait for its next poll.
+    queued(kept.length);
+    return sent;
+  }
+
+  const service = {
+    /** POST/GET /send and their simulations. */
+    async send(
+      auth: AuthContext,
+      message: MessageInput,
+      recipients: RecipientInput[],
+      options: SendOptions,
+    ): Promise<CampaignResult> {
+      const keyed = options.simulate ? undefined : options.idempotency;
+      if (keyed?.key !== undefined) {
+        return deps.idempotency.once(
+          auth.accountId,
+          keyed.key,
+          { route: keyed.route, payload: { message, recipients } },
+          (record) => service.send(auth, message, recipients, { simulate: false, record }),
+        );
+      }
+      const now = clock.now();
+      const p = plan(message, now);
+      checkRecipientCount(recipients.length, 'sms.recipients.gsm');
+      if (!options.simulate) await refuseWhenBacklogged(now);
+      for (const r of recipients) {
+        if (r.gsmsmsid !== undefined && r.gsmsmsid.length > maxGsmsmsidLength) {
+          throw ApiError.data(
+            `sms.recipients.gsm: gsmsmsid "${r.gsmsmsid.slice(0, 20)}…" is longer than ${maxGsmsmsidLength} characters`,
+          );
+        }
+      }
+      const candidates = function* (): Generator<Candidate<Recipient>> {
+        for (const r of recipients) {
+          const gsmsmsid = r.gsmsmsid === undefined || r.gsmsmsid === '' ? null : r.gsmsmsid;
+          yield { raw: r.value, item: { gsmsmsid, contact: null } };
+        }
+      };
+      const { kept, counts } = await filterFor(auth.accountId, candidates(), p);
+      return execute(auth, p, kept, counts, options.simulate, now, [], options.record);
+    },
+
+    /** POST /send/lists and its simulation: the recipients are the contacts of the account's lists. */
+    async sendLists(
+      auth: AuthContext,
+      message: MessageInput,
+      listRefs: { value: string }[],
+      options: SendOptions,
+    ): Promise<CampaignResult> {
+      const keyed = options.simulate ? undefined : options.idempotency;
+      if (keyed?.key !== undefined) {
+        return deps.idempotency.once(
+          auth.accountId,
+          keyed.key,
+          { route: keyed.route, payload: { message, lists: listRefs } },
+          (record) => service.sendLists(auth, message, listRefs, { simulate: false, record }),
+        );
+      }
+      const now = clock.now();
+      const p = plan(message, now);
+      if (listRefs.length === 0)
+        throw ApiError.data('sms.lists is missing or empty: give at least one list id as {"value": id}');
+      if (!options.simulate) await refuseWhenBacklogged(now);
+      const ids: number[] = [];
+      for (const ref of listRefs) {
+        const id = idIn(String(ref.value).trim());
+        if (id === undefined) throw ApiError.notFound(`list "${ref.value}" not found`);
+        if (!ids.includes(id)) ids.push(id);
+      }
+      const existing = await listsRepo.existing(db, auth.accountId, ids);
+      const missing = ids.find((id) => !existing.has(id));
+      if (missing !== undefined) throw ApiError.notFound(`list ${missing} not found`);
+      checkRecipientCount(await listsRepo.countContacts(db, auth.accountId, ids), 'the lists');
+
+      // Contacts are read a page at a time; the send holds at most MAX_RECIPIENTS of them.
+      const contacts: Candidate<Recipient>[] = [];
+      for (let after = 0; ; ) {
+        const page = await listsRepo.contactsAfter(db, auth.accountId, ids, after, contactPage);
+        for (const c of page) {
+          contacts.push({
+            raw: c.number,
+            item: {
+              gsmsmsid: null,
+              contact: { id: Number(c.id), info1: c.info1, info2: c.info2, info3: c.info3, info4: c.info4 },
+            },
+          });
+        }
+        if (page.length < contactPage) break;
+        after = Number(page[page.length - 1].id);
+        if (contacts.length > config.MAX_RECIPIENTS) break;
+      }
+      checkRecipientCount(contacts.length, 'the lists');
+      const { kept, counts } = await filterFor(auth.accountId, contacts, p);
+      return execute(auth, p, kept, counts, options.simulate, now, ids, options.record);
+    },
+
+    /**
+     * Queues one free message from the service itself (a balance alert SMS) inside the caller's transaction:
+     * a campaign of the account costing 0, with no debit, ledger line or recipient filtering, which the
+     * delivery worker sends like any other. Returns the campaign id.
+     */
+    async sendSystemMessage(
+      tx: Executor,
+      accountId: number,
+      number: string,
+      text: string,
+      sender: string,
+    ): Promise<number> {
+      const now = clock.now();
+      const segments = countSegments(text);
+      const campaignId = await campaignsRepo.insert(tx, {
+        account_id: accountId,
+        billed_account_id: accountId,
+        sender,
+        text,
+        pushtype: 'alert',
+        unicode: 0,
+        cost: 0,
+        total: 1,
+        sent: 1,
+        blacklisted: 0,
+        duplicated: 0,
+        invalid: 0,
+        npai: 0,
+        not_allowed: 0,
+        status: 'scheduled',
+        due_at: now,
+        created_at: now,
+      });
+      await delivery.enqueue(tx, { id: campaignId, accountId, dueAt: now }, [
+        {
+          seq: 0,
+          recipient: number,
+          gsmsmsid: null,
+          contactId: null,
+          text,
+          parts: segments.parts,
+          encoding: segments.encoding,
+        },
+      ]);
+      return campaignId;
+    },
+  };
+  return service;
+}
