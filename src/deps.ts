@@ -283,6 +283,7 @@ export async function createDeps(
   const idempotency = createIdempotencyService({ db, clock, logger });
   const sending = createSendingService({
     db,
+    dialect: store.dialect,
     clock,
     config,
     credits,

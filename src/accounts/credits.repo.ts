@@ -1,6 +1,7 @@
 // SQL for credits: the balance's conditional UPDATE on `accounts.credits` and the `credit_ledger` lines. No
 // rules here.
 import type { Selectable } from 'kysely';
+import { insertRows } from '../store/bulk-insert.ts';
 import type { Executor } from '../store/db.ts';
 import { runPrepared, slot } from '../store/prepared.ts';
 import type { CreditLedgerTable } from '../store/schema.ts';
@@ -45,6 +46,22 @@ export const creditsRepo = {
           created_at: slot(5) as unknown as number,
         }),
       [entry.account_id, entry.delta, entry.balance_after, entry.reason, entry.campaign_id, now],
+    );
+  },
+
+  /** Ledger lines of sends written together, in one statement per power-of-two batch. */
+  async recordLedgerMany(
+    db: Executor,
+    entries: readonly Omit<Selectable<CreditLedgerTable>, 'id' | 'created_at'>[],
+    now: number,
+  ): Promise<void> {
+    const rows = entries.map((e) => [e.account_id, e.delta, e.balance_after, e.reason, e.campaign_id, now]);
+    await insertRows(
+      db,
+      'credit_ledger',
+      ['account_id', 'delta', 'balance_after', 'reason', 'campaign_id', 'created_at'],
+      rows,
+      1000,
     );
   },
 };

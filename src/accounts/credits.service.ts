@@ -45,11 +45,18 @@ export function createCreditsService(deps: {
    * setting is armed, disarms it and writes the BALANCE_ALERT event and the e-mail and SMS the setting asks
    * for, all in the caller's transaction, so the alert exists exactly when the debit does.
    */
-  async function alertIfCrossed(tx: Executor, accountId: number, balance: number): Promise<void> {
+  async function alertIfCrossed(
+    tx: Executor,
+    accountId: number,
+    balance: number,
+    /** Debits written together: the balance right after the first of them that reached the trigger. */
+    balanceAtCrossing: (trigger: number) => number = () => balance,
+  ): Promise<void> {
     const setting = await alertsRepo.disarmIfCrossed(tx, accountId, balance);
     if (!setting) return;
     const now = clock.now();
-    const payload = balanceAlertPayload(balance, Number(setting.alert_trigger), isoSecond(now));
+    const trigger = Number(setting.alert_trigger);
+    const payload = balanceAlertPayload(balanceAtCrossing(trigger), trigger, isoSecond(now));
     await appendEvents(
       tx,
       [{ account_id: accountId, campaign_id: null, type: 'BALANCE_ALERT', payload }],
@@ -264,6 +271,69 @@ export function createCreditsService(deps: {
         await alertIfCrossed(tx, billedAccountId, balance);
       }
       return { billedAccountId, credits: balance };
+    },
+
+    /**
+     * Who pays for each of the accounts of sends written together (`debitMany`), asked once per account; a
+     * locked sender is a -1, as in `debit`.
+     */
+    async billedAccounts(tx: Executor, accountIds: Iterable<number>): Promise<Map<number, number>> {
+      const billed = new Map<number, number>();
+      for (const id of accountIds) {
+        if (!billed.has(id)) billed.set(id, await billedAccount(tx, id, true));
+      }
+      return billed;
+    },
+
+    /**
+     * Debits sends written together in one transaction (a group of small sends on PostgreSQL): one
+     * conditional UPDATE per paying account, in id order (two groups never wait on each other crosswise),
+     * their ledger lines in one statement, and each account's balance alert once. Answers the balance after
+     * each debit, in the order given, as if they had been made one by one; undefined when an account cannot pay
+     * them all: the caller then rolls its transaction back and makes them one by one, which refuses exactly
+     * the sends that cannot be paid. Call it last before the commit: the account's row stays locked until then.
+     */
+    async debitMany(
+      tx: Executor,
+      debits: readonly { billedAccountId: number; cost: number; campaignId: number }[],
+    ): Promise<number[] | undefined> {
+      const totals = new Map<number, number>();
+      for (const d of debits) totals.set(d.billedAccountId, (totals.get(d.billedAccountId) ?? 0) + d.cost);
+      const finals = new Map<number, number>();
+      for (const accountId of [...totals.keys()].sort((a, b) => a - b)) {
+        const balance = await creditsRepo.addCredits(tx, accountId, -totals.get(accountId)!);
+        if (balance === undefined) return undefined;
+        finals.set(accountId, balance);
+      }
+      // Walk each account's debits in order from the balance before them.
+      const running = new Map<number, number>();
+      for (const [id, final] of finals) running.set(id, final + totals.get(id)!);
+      const after: number[] = new Array(debits.length);
+      const ledger = [];
+      const crossings = new Map<number, number[]>();
+      for (let i = 0; i < debits.length; i++) {
+        const { billedAccountId, cost, campaignId } = debits[i];
+        const balance = running.get(billedAccountId)! - cost;
+        running.set(billedAccountId, balance);
+        after[i] = balance;
+        if (cost === 0) continue;
+        ledger.push({
+          account_id: billedAccountId,
+          delta: -cost,
+          balance_after: balance,
+          reason: 'campaign' as const,
+          campaign_id: campaignId,
+        });
+        const seen = crossings.get(billedAccountId);
+        if (seen) seen.push(balance);
+        else crossings.set(billedAccountId, [balance]);
+      }
+      await creditsRepo.recordLedgerMany(tx, ledger, clock.now());
+      for (const [accountId, balances] of crossings) {
+        const final = finals.get(accountId)!;
+        await alertIfCrossed(tx, accountId, final, (trigger) => balances.find((b) => b <= trigger) ?? final);
+      }
+      return after;
     },
 
     /** Gives back a campaign's cost to the account that paid it, inside the caller's transaction. */

@@ -1,5 +1,6 @@
 // SQL for campaigns, and the account's blacklist and NPAI filters. No rules here.
 import { type Selectable, sql } from 'kysely';
+import { insertRows } from '../store/bulk-insert.ts';
 import type { Executor } from '../store/db.ts';
 import { padToShape, runPrepared, shapedChunks, slot, slots } from '../store/prepared.ts';
 import type { CampaignsTable } from '../store/schema.ts';
@@ -44,6 +45,9 @@ const campaignReadColumns = [
   'created_at',
 ] as const satisfies readonly (keyof CampaignsTable)[];
 
+/** The campaigns' id sequence on PostgreSQL, asked once. */
+let sequence: string | undefined;
+
 export const campaignsRepo = {
   /** Retention: the account's oldest campaigns created before `before`, `limit` of them, in id order. */
   async createdBefore(db: Executor, accountId: number, before: number, limit: number): Promise<number[]> {
@@ -77,6 +81,26 @@ export const campaignsRepo = {
       campaignColumns.map((c) => campaign[c]),
     );
     return Number(row.id);
+  },
+
+  /**
+   * PostgreSQL only: `n` ids drawn from the campaigns' sequence in one statement, for sends written together
+   * (`insertWithIds`). The sequence is named once per process.
+   */
+  async reserveIds(db: Executor, n: number): Promise<number[]> {
+    sequence ??= String(
+      (await sql<{ name: string }>`select pg_get_serial_sequence('campaigns', 'id') as name`.execute(db))
+        .rows[0].name,
+    );
+    const { rows } = await sql<{ id: number }>`select nextval(${sequence}::regclass) as id
+      from generate_series(1, ${n})`.execute(db);
+    return rows.map((r) => Number(r.id));
+  },
+
+  /** Campaigns whose ids were reserved (`reserveIds`), in one statement per power-of-two batch. */
+  async insertWithIds(db: Executor, campaigns: readonly (NewCampaign & { id: number })[]): Promise<void> {
+    const rows = campaigns.map((c) => [c.id, ...campaignColumns.map((column) => c[column])]);
+    await insertRows(db, 'campaigns', ['id', ...campaignColumns], rows, 512);
   },
 
   async setBilledAccount(db: Executor, accountId: number, id: number, billedAccountId: number) {

@@ -44,6 +44,33 @@ export function createDailyCap(options: { limit: number; timezone: string }) {
       refuse(accountId, day, await dailyCountsRepo.read(tx, accountId, day), count);
     },
 
+    /**
+     * Counts the messages of sends written together, once per account and day; false, having counted
+     * nothing more, when an account's would pass the cap (the caller rolls back and takes them one by one,
+     * which refuses exactly the sends past it).
+     */
+    async takeMany(
+      tx: Executor,
+      sends: readonly { accountId: number; now: number; count: number }[],
+    ): Promise<boolean> {
+      if (limit === 0) return true;
+      const counts = new Map<string, { accountId: number; day: string; count: number }>();
+      for (const { accountId, now, count } of sends) {
+        const day = dayOf(now);
+        const key = `${accountId} ${day}`;
+        const entry = counts.get(key);
+        if (entry) entry.count += count;
+        else counts.set(key, { accountId, day, count });
+      }
+      for (const { accountId, day, count } of counts.values()) {
+        if (count === 0) continue;
+        if (count > limit || (await dailyCountsRepo.add(tx, accountId, day, count, limit)) === undefined) {
+          return false;
+        }
+      }
+      return true;
+    },
+
     /** What a simulation answers: -7 when the real send would pass the cap now; counts nothing. */
     async check(db: Executor, accountId: number, now: number, count: number): Promise<void> {
       if (limit === 0 || count === 0) return;

@@ -8,11 +8,25 @@ import { CompiledQuery } from 'kysely';
 import { GroupCommit } from '../shared/group-commit.ts';
 import type { Db, Executor } from '../store/db.ts';
 
-interface Job {
+interface Job<S> {
   run: (tx: Executor) => Promise<unknown>;
+  /** The send as data, when it can be written together with others (`writeTogether`). */
+  together?: S;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
+
+/**
+ * Writes several sends at once in the caller's transaction: each table's rows of the whole group in one
+ * statement, where one by one each send costs a round trip per statement (on PostgreSQL, the cost that
+ * counts). Answers each send's value in order, or undefined when the group cannot be written together (an
+ * account cannot pay them all, say); the group is then rolled back and written one by one, which gives each
+ * send its own answer.
+ */
+export type WriteTogether<S> = (tx: Executor, sends: S[]) => Promise<unknown[] | undefined>;
+
+/** Thrown inside a group's transaction to roll it back when its sends cannot be written together. */
+class NotTogether extends Error {}
 
 const savepoint = CompiledQuery.raw('savepoint send_job');
 const release = CompiledQuery.raw('release savepoint send_job');
@@ -22,9 +36,51 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 export type SendBatcher = ReturnType<typeof createSendBatcher>;
 
-/** `maxJobs` bounds a group, so one commit never waits behind an unbounded queue. */
-export function createSendBatcher(db: Db, maxJobs = 64) {
-  async function runGroup(jobs: Job[]): Promise<void> {
+/**
+ * `maxJobs` bounds a group, so one commit never waits behind an unbounded queue. With `writeTogether`, the
+ * sends of a group that carry their data (`submit`'s `together`) are written together, in a transaction of
+ * their own; the others (and all of them, when they cannot be written together) one by one.
+ */
+export function createSendBatcher<S = never>(
+  db: Db,
+  options: { maxJobs?: number; writeTogether?: WriteTogether<S> } = {},
+) {
+  const { maxJobs = 64, writeTogether } = options;
+
+  /** Writes the group's sends together; false when they must be written one by one instead. */
+  async function runTogether(jobs: Job<S>[]): Promise<boolean> {
+    let values: unknown[];
+    try {
+      values = await db.transaction().execute(async (tx) => {
+        const written = await writeTogether!(
+          tx,
+          jobs.map((job) => job.together!),
+        ).catch((error: unknown) => {
+          throw new NotTogether('the group was not written together', { cause: error });
+        });
+        if (written === undefined) throw new NotTogether('the group cannot be written together');
+        return written;
+      });
+    } catch (error) {
+      // Refused before its commit: rolled back, nothing of it stored, so each send is written alone.
+      if (error instanceof NotTogether) return false;
+      // The commit itself failed: nothing of the group is stored, so every send fails.
+      for (const job of jobs) job.reject(error);
+      return true;
+    }
+    for (let i = 0; i < jobs.length; i++) jobs[i].resolve(values[i]);
+    return true;
+  }
+
+  async function runGroup(group: Job<S>[]): Promise<void> {
+    let jobs = group;
+    if (writeTogether) {
+      const together = group.filter((job) => job.together !== undefined);
+      if (together.length >= 2 && (await runTogether(together))) {
+        jobs = group.filter((job) => job.together === undefined);
+        if (jobs.length === 0) return;
+      }
+    }
     if (jobs.length === 1) {
       // Alone, a send is its own transaction: no savepoint needed.
       const [job] = jobs;
@@ -66,7 +122,7 @@ export function createSendBatcher(db: Db, maxJobs = 64) {
   // Sends submitted in the same event-loop turn form a group (after the turn's I/O is read, so the requests
   // parsed in that turn join it); sends submitted while a group commits form the next one. runGroup settles
   // every job itself; should it ever throw, its jobs fail with that error rather than hang.
-  const groups = new GroupCommit<Job>(
+  const groups = new GroupCommit<Job<S>>(
     runGroup,
     (error, jobs) => {
       for (const job of jobs) job.reject(error);
@@ -75,10 +131,14 @@ export function createSendBatcher(db: Db, maxJobs = 64) {
   );
 
   return {
-    /** Runs `work` in a transaction shared with the sends queued alongside it; resolves after the commit. */
-    submit<T>(work: (tx: Executor) => Promise<T>): Promise<T> {
+    /**
+     * Runs `work` in a transaction shared with the sends queued alongside it; resolves after the commit. A
+     * send given as data too (`together`) may instead be written with the group's others by `writeTogether`,
+     * with the same effects and answer.
+     */
+    submit<T>(work: (tx: Executor) => Promise<T>, together?: S): Promise<T> {
       return new Promise<T>((resolve, reject) => {
-        void groups.add({ run: work, resolve: resolve as (value: unknown) => void, reject });
+        void groups.add({ run: work, together, resolve: resolve as (value: unknown) => void, reject });
       });
     },
   };

@@ -12,8 +12,8 @@ import { ApiError, Status } from '../shared/errors.ts';
 import { idIn, idOut } from '../shared/ids.ts';
 import { parseCountries } from '../sms/numbers.ts';
 import { countSegments } from '../sms/segments.ts';
-import type { Db, Executor } from '../store/db.ts';
-import { campaignsRepo, filterChunk, filtersRepo } from './campaigns.repo.ts';
+import type { Db, DialectName, Executor } from '../store/db.ts';
+import { campaignsRepo, filterChunk, filtersRepo, type NewCampaign } from './campaigns.repo.ts';
 import { createDailyCap } from './daily-cap.ts';
 import { listsRepo } from './lists.repo.ts';
 import { type ContactFields, compileTemplate, render } from './message-text.ts';
@@ -49,6 +49,21 @@ interface Recipient {
   contact: (ContactFields & { id: number }) | null;
 }
 
+/** A send ready to be written together with others (on PostgreSQL): its rows, made when they are written. */
+interface SmallSend {
+  campaign: NewCampaign;
+  now: number;
+  cost: number;
+  counts: FilterCounts;
+  listIds: readonly number[];
+  recipients: number;
+  messagesOf(start: number, end: number): NewMessage[];
+  linksOf(campaignId: number, start: number, end: number): NewLink[];
+}
+
+/** Sends of at most this many kept recipients may be written together; larger ones are alone anyway. */
+const smallSendRecipients = 100;
+
 const maxGsmsmsidLength = 100;
 /** Rows handed to one repository call: bounds the row arrays alive at once on 100k sends. */
 const writeChunk = 10_000;
@@ -58,6 +73,7 @@ export type SendingService = ReturnType<typeof createSendingService>;
 
 export function createSendingService(deps: {
   db: Db;
+  dialect: DialectName;
   clock: Clock;
   config: Pick<
     Config,
@@ -70,9 +86,9 @@ export function createSendingService(deps: {
     | 'MAX_PARTS'
     | 'DAILY_MESSAGE_LIMIT'
   >;
-  credits: Pick<CreditsService, 'debit' | 'credits'>;
+  credits: Pick<CreditsService, 'debit' | 'credits' | 'billedAccounts' | 'debitMany'>;
   links: Pick<LinksService, 'allocate' | 'store'>;
-  delivery: Pick<DeliveryService, 'enqueue' | 'dueBacklog'>;
+  delivery: Pick<DeliveryService, 'enqueue' | 'enqueueMany' | 'dueBacklog'>;
   /** Told after a send's commit, with how many messages it queued (a nudge to the delivery worker). */
   queued?: (messages: number) => void;
   idempotency: Pick<IdempotencyService, 'once'>;
@@ -91,7 +107,65 @@ export function createSendingService(deps: {
   const { db, clock, config, credits, links, delivery } = deps;
   const queued = deps.queued ?? (() => {});
   const allowedCountries = parseCountries(config.ALLOWED_COUNTRIES);
-  const batcher = createSendBatcher(db);
+  /**
+   * On PostgreSQL every statement is a round trip to another process, and a group of small sends written one
+   * by one pays one per statement per send: there, a group's small sends are written together, each table's
+   * rows in one statement, and the account's row is locked only for the debit at the end. SQLite runs its
+   * statements in this process, where one by one costs no round trip and stays the simplest path.
+   */
+  const writeTogether =
+    deps.dialect === 'postgres'
+      ? async (tx: Executor, sends: SmallSend[]): Promise<CampaignResult[] | undefined> => {
+          const cappable = sends.map((s) => ({
+            accountId: s.campaign.account_id,
+            now: s.now,
+            count: s.recipients,
+          }));
+          if (!(await dailyCap.takeMany(tx, cappable))) return undefined;
+          const billed = await credits.billedAccounts(
+            tx,
+            sends.map((s) => s.campaign.account_id),
+          );
+          const ids = await campaignsRepo.reserveIds(tx, sends.length);
+          await campaignsRepo.insertWithIds(
+            tx,
+            sends.map((s, i) => ({
+              ...s.campaign,
+              id: ids[i],
+              billed_account_id: billed.get(s.campaign.account_id)!,
+            })),
+          );
+          for (let i = 0; i < sends.length; i++) {
+            await campaignsRepo.insertLists(tx, sends[i].campaign.account_id, ids[i], sends[i].listIds);
+          }
+          await delivery.enqueueMany(
+            tx,
+            sends.map((s, i) => ({
+              campaign: { id: ids[i], accountId: s.campaign.account_id, dueAt: s.campaign.due_at },
+              messages: s.messagesOf(0, s.recipients),
+            })),
+          );
+          const linkRows = sends.flatMap((s, i) => s.linksOf(ids[i], 0, s.recipients));
+          if (linkRows.length > 0) await links.store(tx, linkRows);
+          // Last: the paying accounts' rows stay locked from here to the commit.
+          const balances = await credits.debitMany(
+            tx,
+            sends.map((s, i) => ({
+              billedAccountId: billed.get(s.campaign.account_id)!,
+              cost: s.cost,
+              campaignId: ids[i],
+            })),
+          );
+          if (balances === undefined) return undefined;
+          return sends.map((s, i) => ({
+            ticket: idOut(ids[i]),
+            cost: s.cost,
+            credits: balances[i],
+            ...s.counts,
+          }));
+        }
+      : undefined;
+  const batcher = createSendBatcher<SmallSend>(db, { writeTogether });
   const dailyCap = createDailyCap({ limit: config.DAILY_MESSAGE_LIMIT, timezone: config.TIMEZONE });
 
   const refuseWhenBacklogged = createBacklogGate(config, delivery);
@@ -166,22 +240,64 @@ export function createSendingService(deps: {
     }
 
     const accountId = auth.accountId;
+    /** The messages of recipients `start` to `end` (excluded), as delivery queues them. */
+    const messagesOf = (start: number, end: number): NewMessage[] => {
+      const messages: NewMessage[] = [];
+      for (let seq = start; seq < end; seq++) {
+        const { number, item } = kept[seq];
+        messages.push({
+          seq,
+          recipient: number,
+          gsmsmsid: item.gsmsmsid,
+          contactId: item.contact?.id ?? null,
+          text: texts[seq],
+          parts: parts[seq],
+          encoding: ucs2[seq] ? 'ucs2' : 'gsm7',
+        });
+      }
+      return messages;
+    };
+    /** The links of recipients `start` to `end`, each with what its CLICKER events will tell of the recipient. */
+    const linksOf = (campaignId: number, start: number, end: number): NewLink[] => {
+      const linkRows: NewLink[] = [];
+      for (let seq = start; seq < end; seq++) {
+        const { gsmsmsid, contact } = kept[seq].item;
+        for (let k = 0; k < linkCount; k++) {
+          linkRows.push({
+            code: codes[seq * linkCount + k].code,
+            campaign_id: campaignId,
+            message_seq: seq,
+            account_id: accountId,
+            long_url: p.links[k],
+            gsmsmsid,
+            contact,
+          });
+        }
+      }
+      return linkRows;
+    };
+    const campaignRow: NewCampaign = {
+      account_id: accountId,
+      billed_account_id: accountId,
+      sender: p.sender,
+      text: p.text,
+      pushtype: p.pushtype,
+      unicode: p.unicode ? 1 : 0,
+      cost,
+      ...counts,
+      status: 'scheduled',
+      due_at: p.dueAt,
+      created_at: now,
+    };
+    // A small send without an Idempotency-Key may be written together with the others of its group.
+    const together: SmallSend | undefined =
+      writeTogether && !record && kept.length <= smallSendRecipients
+        ? { campaign: campaignRow, now, cost, counts, listIds, messagesOf, linksOf, recipients: kept.length }
+        : undefined;
     const sent = await batcher.submit(async (tx) => {
       // First: a send past the day's cap is refused before anything else is written.
       await dailyCap.take(tx, accountId, now, kept.length);
-      const campaignId = await campaignsRepo.insert(tx, {
-        account_id: accountId,
-        billed_account_id: accountId,
-        sender: p.sender,
-        text: p.text,
-        pushtype: p.pushtype,
-        unicode: p.unicode ? 1 : 0,
-        cost,
-        ...counts,
-        status: 'scheduled',
-        due_at: p.dueAt,
-        created_at: now,
-      });
+      const campaignId = await campaignsRepo.insert(tx, campaignRow);
       const debited = await credits.debit(tx, accountId, cost, campaignId);
       if (debited.billedAccountId !== accountId) {
         await campaignsRepo.setBilledAccount(tx, accountId, campaignId, debited.billedAccountId);
@@ -191,45 +307,14 @@ export function createSendingService(deps: {
       const campaign = { id: campaignId, accountId, dueAt: p.dueAt };
       for (let start = 0; start < kept.length; start += writeChunk) {
         const end = Math.min(kept.length, start + writeChunk);
-        const messages: NewMessage[] = [];
-        for (let seq = start; seq < end; seq++) {
-          const { number, item } = kept[seq];
-          messages.push({
-            seq,
-            recipient: number,
-            gsmsmsid: item.gsmsmsid,
-            contactId: item.contact?.id ?? null,
-            text: texts[seq],
-            parts: parts[seq],
-            encoding: ucs2[seq] ? 'ucs2' : 'gsm7',
-          });
-        }
-        await delivery.enqueue(tx, campaign, messages);
-        if (linkCount > 0) {
-          const linkRows: NewLink[] = [];
-          for (let seq = start; seq < end; seq++) {
-            // What the link's CLICKER events will tell of the recipient, handed to links with it.
-            const { gsmsmsid, contact } = kept[seq].item;
-            for (let k = 0; k < linkCount; k++) {
-              linkRows.push({
-                code: codes[seq * linkCount + k].code,
-                campaign_id: campaignId,
-                message_seq: seq,
-                account_id: accountId,
-                long_url: p.links[k],
-                gsmsmsid,
-                contact,
-              });
-            }
-          }
-          await links.store(tx, linkRows);
-        }
+        await delivery.enqueue(tx, campaign, messagesOf(start, end));
+        if (linkCount > 0) await links.store(tx, linksOf(campaignId, start, end));
       }
       const result: CampaignResult = { ticket: idOut(campaignId), cost, credits: debited.credits, ...counts };
       // The answer under its Idempotency-Key commits with the campaign, or neither does.
       await record?.(tx, result);
       return result;
-    });
+    }, together);
     // Committed: the delivery worker, maybe in another process, need not wait for its next poll.
     queued(kept.length);
     return sent;

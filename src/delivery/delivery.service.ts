@@ -96,6 +96,37 @@ export interface DeliveryOptions {
 
 export type DeliveryService = ReturnType<typeof createDeliveryService>;
 
+/** The campaign a send's messages belong to, as `enqueue` stores them. */
+export interface QueuedCampaign {
+  id: number;
+  accountId: number;
+  dueAt: number;
+}
+
+/** A campaign's new messages as rows of `insertMessages`, queued at the campaign's due time. */
+function messageRows(campaign: QueuedCampaign, messages: readonly NewMessage[], now: number): unknown[][] {
+  const { id, accountId, dueAt } = campaign;
+  const rows: unknown[][] = new Array(messages.length);
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i];
+    rows[i] = [
+      id,
+      m.seq,
+      accountId,
+      m.recipient,
+      m.gsmsmsid,
+      m.contactId,
+      m.text,
+      m.parts,
+      m.encoding,
+      'queued',
+      dueAt,
+      now,
+    ];
+  }
+  return rows;
+}
+
 /** Where a receipt finds the part it answers, and hears which parts receipts closed. */
 interface PartLookup {
   /** `connector`: the one the receipt came in on, when the transport names it. */
@@ -384,32 +415,20 @@ export function createDeliveryService(deps: {
      * Queues a campaign's messages inside the caller's transaction (the send's), due at `dueAt`: one compiled
      * multi-row INSERT per 1,000 messages.
      */
-    async enqueue(
+    async enqueue(tx: Executor, campaign: QueuedCampaign, messages: readonly NewMessage[]): Promise<void> {
+      await messagesRepo.insertMessages(tx, messageRows(campaign, messages, clock.now()));
+    },
+
+    /** The messages of several campaigns written together (a group of small sends), in as few statements. */
+    async enqueueMany(
       tx: Executor,
-      campaign: { id: number; accountId: number; dueAt: number },
-      messages: readonly NewMessage[],
+      campaigns: readonly { campaign: QueuedCampaign; messages: readonly NewMessage[] }[],
     ): Promise<void> {
       const now = clock.now();
-      const { id, accountId, dueAt } = campaign;
-      const rows: unknown[][] = new Array(messages.length);
-      for (let i = 0; i < messages.length; i++) {
-        const m = messages[i];
-        rows[i] = [
-          id,
-          m.seq,
-          accountId,
-          m.recipient,
-          m.gsmsmsid,
-          m.contactId,
-          m.text,
-          m.parts,
-          m.encoding,
-          'queued',
-          dueAt,
-          now,
-        ];
-      }
-      await messagesRepo.insertMessages(tx, rows);
+      await messagesRepo.insertMessages(
+        tx,
+        campaigns.flatMap((c) => messageRows(c.campaign, c.messages, now)),
+      );
     },
 
     /**
