@@ -1,19 +1,10 @@
 // The signed-in session as the page knows it (GET /console/session), shared by every page.
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
+import type { AccountView } from '../../src/accounts/accounts.schemas.ts';
 
-/** GET /account's object. */
-export interface Account {
-  client_id: string;
-  email: string;
-  firstname: string;
-  lastname: string;
-  company: string;
-  credits: number;
-  unlimited: 0 | 1;
-  state: string;
-  [field: string]: unknown;
-}
+/** GET /account's object: the route's schema's view. */
+export type Account = AccountView;
 
 export interface Session {
   csrf_token: string;

@@ -4,6 +4,7 @@ import { isSupportedCountry } from 'libphonenumber-js/max';
 import { ApiError } from '../shared/errors.ts';
 import { idOut } from '../shared/ids.ts';
 import { isValidSender } from '../sms/sender.ts';
+import type { AccountView } from './accounts.schemas.ts';
 
 /** POST /account's `account` object as it arrives (XML gives strings, JSON may give numbers). */
 export interface SubAccountInput {
@@ -176,7 +177,7 @@ export interface AccountRow extends Profile {
  * `senderid` as a string in GET /account but as an integer in the sub-account list, where a sender name
  * cannot go: there it is null, and `sender` (Pigeon's) carries the sender in both.
  */
-export function accountView(row: AccountRow, credits: number, senderIdAs: 'text' | 'null') {
+export function accountView(row: AccountRow, credits: number, senderIdAs: 'text' | 'null'): AccountView {
   return {
     client_id: idOut(row.id),
     email: row.email,
@@ -201,5 +202,3 @@ export function accountView(row: AccountRow, credits: number, senderIdAs: 'text'
     sender: row.sender ?? '',
   };
 }
-
-export type AccountView = ReturnType<typeof accountView>;

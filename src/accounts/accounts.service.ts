@@ -98,7 +98,7 @@ export function createAccountsService(deps: {
     });
     tokens.forgetTokensOf(id);
     if (!locked && moved > 0) heldMessages.released?.();
-    return { state: locked ? 'locked' : 'unlocked' };
+    return { state: locked ? 'locked' : 'unlocked' } as const;
   }
 
   return {
@@ -153,7 +153,7 @@ export function createAccountsService(deps: {
         created_at: clock.now(),
       };
       const id = await storeAccount(account, 'account.', async (_tx, accountId) => accountId);
-      return { id: idOut(id), active: 1 };
+      return { id: idOut(id), active: 1 } as const;
     },
 
     /** GET /account: the caller's account object. */

@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import { ok } from '../http/envelope.ts';
-import { answer } from '../http/response-schemas.ts';
 import { type App, caller } from '../http/types.ts';
+import { NotificationAnswer } from './balance-alerts.schemas.ts';
 import type { BalanceAlertsService } from './balance-alerts.service.ts';
 
 const NotificationBody = Type.Object({
@@ -13,24 +13,14 @@ const NotificationBody = Type.Object({
     phone_number: Type.Optional(Type.String()),
   }),
 });
-const Notification = Type.Object({
-  alert_trigger: Type.String(),
-  alert_email: Type.String(),
-  alert_gsm: Type.String(),
-  email: Type.String(),
-  phone_number: Type.String(),
-});
-
 /** The balance notification: the setting of the balance alerts. */
 export function balanceAlertsRoutes(app: App, balanceAlerts: BalanceAlertsService): void {
-  app.get(
-    '/notification/balance',
-    { schema: { response: answer({ notification: Notification }) } },
-    async (req) => ok({ notification: await balanceAlerts.getNotification(caller(req)) }),
+  app.get('/notification/balance', { schema: { response: NotificationAnswer } }, async (req) =>
+    ok({ notification: await balanceAlerts.getNotification(caller(req)) }),
   );
   app.put(
     '/notification/balance',
-    { schema: { body: NotificationBody, response: answer({ notification: Notification }) } },
+    { schema: { body: NotificationBody, response: NotificationAnswer } },
     async (req) =>
       ok({ notification: await balanceAlerts.putNotification(caller(req), req.body.notification) }),
   );

@@ -15,6 +15,7 @@ import {
   type NotificationFields,
   notificationRepo,
 } from './alerts.repo.ts';
+import type { NotificationView } from './balance-alerts.schemas.ts';
 
 /**
  * Where an alert SMS is queued (a free message the delivery worker sends like any other), inside the
@@ -125,7 +126,7 @@ export function createBalanceAlertsService(deps: {
     },
 
     /** GET /notification/balance: the caller's setting; every alert off until one is stored. */
-    async getNotification(auth: AuthContext): Promise<NotificationFields> {
+    async getNotification(auth: AuthContext): Promise<NotificationView> {
       return (
         (await notificationRepo.find(db, auth.accountId)) ?? {
           alert_trigger: '0',

@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import { ok } from '../http/envelope.ts';
-import { answer } from '../http/response-schemas.ts';
 import { type App, caller } from '../http/types.ts';
+import { CreditsAnswer, TransferAnswer } from './credits.schemas.ts';
 import type { CreditsService } from './credits.service.ts';
 
 const TransferBody = Type.Object({
@@ -9,30 +9,10 @@ const TransferBody = Type.Object({
 });
 
 export function creditsRoutes(app: App, credits: CreditsService): void {
-  app.get(
-    '/credits',
-    {
-      schema: {
-        response: answer({
-          credits: Type.Integer(),
-          postpaid: Type.String({ examples: ['0'] }),
-          unlimited: Type.String({ enum: ['0', '1'] }),
-        }),
-      },
-    },
-    async (req) => ok(await credits.creditsView(caller(req))),
+  app.get('/credits', { schema: { response: CreditsAnswer } }, async (req) =>
+    ok(await credits.creditsView(caller(req))),
   );
-  app.post(
-    '/account/transfer',
-    {
-      schema: {
-        body: TransferBody,
-        response: answer({
-          credits: Type.Integer({ description: "the caller's credits after" }),
-          child_credits: Type.Integer({ description: "the sub-account's credits after" }),
-        }),
-      },
-    },
-    async (req) => ok(await credits.transfer(caller(req), req.body.transfer)),
+  app.post('/account/transfer', { schema: { body: TransferBody, response: TransferAnswer } }, async (req) =>
+    ok(await credits.transfer(caller(req), req.body.transfer)),
   );
 }

@@ -13,6 +13,7 @@ import { lockedAccount, notASubAccount } from './account-errors.ts';
 import { accountsRepo } from './accounts.repo.ts';
 import { alertsRepo, type NewAlertJob } from './alerts.repo.ts';
 import { creditsRepo } from './credits.repo.ts';
+import type { CreditsView, TransferView } from './credits.schemas.ts';
 
 /**
  * The invoice a sub-account gets for the credits a transfer gives it (`invoices.service.ts`, wired in
@@ -126,7 +127,7 @@ export function createCreditsService(deps: {
      * UPDATE that refuses to go below zero (the debit's), so concurrent transfers and sends lose nothing; the
      * caller's row is always updated first, so two transfers never wait on each other crosswise.
      */
-    async transfer(auth: AuthContext, input: TransferRequest) {
+    async transfer(auth: AuthContext, input: TransferRequest): Promise<TransferView> {
       const raw = String(input.credits ?? '').trim();
       if (!/^-?\d{1,15}$/.test(raw) || Number(raw) === 0) {
         throw ApiError.data(
@@ -197,7 +198,7 @@ export function createCreditsService(deps: {
     },
 
     /** GET /credits: the credits the caller can spend; Pigeon is prepaid only. */
-    async creditsView(auth: AuthContext) {
+    async creditsView(auth: AuthContext): Promise<CreditsView> {
       const row = await accountsRepo.find(db, auth.accountId);
       if (!row) throw ApiError.notFound(`account ${auth.accountId} does not exist`);
       return {

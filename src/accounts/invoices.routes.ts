@@ -1,35 +1,12 @@
 import Type from 'typebox';
 import { ok } from '../http/envelope.ts';
-import { answer, Id, pageTotals } from '../http/response-schemas.ts';
 import { type App, caller } from '../http/types.ts';
 import { PageQuery } from '../shared/paging.ts';
+import { InvoiceAnswer, InvoicesAnswer } from './invoices.schemas.ts';
 import type { InvoicesService } from './invoices.service.ts';
 
 const IdParams = Type.Object({ id: Type.String() });
 
-const amount = Type.String({ description: 'an amount, as text', examples: ['12.00'] });
-const Product = Type.Object({
-  description: Type.String(),
-  unit_price: amount,
-  quantities: Type.String(),
-  price: amount,
-});
-const Invoice = Type.Object({
-  id: Id,
-  name: Type.String(),
-  creation: Type.String(),
-  validation: Type.String(),
-  price: amount,
-  vat: amount,
-  total: amount,
-  currency: Type.String(),
-  status: Type.String(),
-  payment_type: Type.String(),
-  products: Type.Array(Product),
-  credits: Type.String(),
-  vat_rate: Type.String(),
-  type: Type.String(),
-});
 /** The file: never serialized from a schema (a Buffer goes out as it is); an error is the envelope. */
 const InvoiceFile = {
   200: {
@@ -44,15 +21,13 @@ export function invoicesRoutes(app: App, invoices: InvoicesService): void {
     {
       schema: {
         querystring: PageQuery,
-        response: answer({ invoices: Type.Array(Invoice), lists: Type.Array(Product), ...pageTotals }),
+        response: InvoicesAnswer,
       },
     },
     async (req) => ok(await invoices.list(caller(req), req.query)),
   );
-  app.get(
-    '/account/invoice/:id',
-    { schema: { params: IdParams, response: answer({ invoice: Invoice, lists: Type.Array(Product) }) } },
-    async (req) => ok(await invoices.get(caller(req), req.params.id)),
+  app.get('/account/invoice/:id', { schema: { params: IdParams, response: InvoiceAnswer } }, async (req) =>
+    ok(await invoices.get(caller(req), req.params.id)),
   );
   // The file itself whatever the Accept header (the Java SDK sends application/json); an error is the
   // envelope, negotiated as for any other route.

@@ -13,6 +13,7 @@ import { createPasswordGuard, type PasswordGuardOptions } from './password-guard
 import { hashToken, ipAllowed, isIpOrCidr, newToken } from './secrets.ts';
 import { tokenDateClamp } from './token-dates.ts';
 import { type TokenOwner, tokensRepo } from './tokens.repo.ts';
+import type { CreatedTokenView, TokenInfoView } from './tokens.schemas.ts';
 
 export interface TokenRequest {
   name: string;
@@ -109,7 +110,11 @@ export function createTokensService(deps: {
     return entries;
   }
 
-  async function issueToken(ex: Executor, accountId: number, request: TokenRequest) {
+  async function issueToken(
+    ex: Executor,
+    accountId: number,
+    request: TokenRequest,
+  ): Promise<CreatedTokenView> {
     const name = request.name.trim();
     if (name === '') throw ApiError.data('token.name must not be empty');
     if (name.length > maxTokenNameLength)
@@ -141,7 +146,10 @@ export function createTokensService(deps: {
    * parses `created_at` so), `ttl` in seconds and `expired_at` null for a token that does not expire,
    * `is_active` 1 until it expires, `last_used_at` null until first used (it is written once a minute at most).
    */
-  const tokenView = (row: NonNullable<Awaited<ReturnType<typeof tokensRepo.find>>>, now: number) => {
+  const tokenView = (
+    row: NonNullable<Awaited<ReturnType<typeof tokensRepo.find>>>,
+    now: number,
+  ): TokenInfoView => {
     const expiresAt = row.expires_at === null ? null : Number(row.expires_at);
     // Dates shown within what `Y-m-d H:i:s` can write (token-dates.ts), the ttl agreeing with them.
     const createdAt = tokenDate(Number(row.created_at));

@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { ok } from '../http/envelope.ts';
-import { answer, Id } from '../http/response-schemas.ts';
 import { type App, caller } from '../http/types.ts';
+import { CampaignResultAnswer, CancelAnswer } from './campaigns.schemas.ts';
 import type { CampaignsService } from './campaigns.service.ts';
 import type { SendingService } from './sending.service.ts';
 
@@ -63,29 +63,13 @@ const keyOf = (req: FastifyRequest) => ({
 
 const TicketParams = Type.Object({ ticket: Type.String() });
 
-const count = Type.Integer();
-/** What a send answers; a simulation has no `ticket`. */
-const CampaignResult = answer({
-  ticket: Type.Optional({ ...Id, description: 'the campaign id (absent from a simulation)' }),
-  cost: Type.Integer({ description: 'credits charged' }),
-  credits: Type.Integer({ description: 'the balance after the send' }),
-  total: Type.Integer({ description: 'recipients given' }),
-  sent: Type.Integer({ description: 'recipients left after filtering' }),
-  blacklisted: count,
-  duplicated: count,
-  invalid: count,
-  npai: count,
-  not_allowed: Type.Integer({ description: 'recipients in a country the configuration does not allow' }),
-});
 export function campaignsRoutes(
   app: App,
   services: { sending: SendingService; campaigns: CampaignsService },
 ): void {
   const { sending, campaigns } = services;
-  app.delete(
-    '/send/:ticket',
-    { schema: { params: TicketParams, response: answer({ credits: Type.Integer() }) } },
-    async (req) => ok(await campaigns.cancel(caller(req), req.params.ticket)),
+  app.delete('/send/:ticket', { schema: { params: TicketParams, response: CancelAnswer } }, async (req) =>
+    ok(await campaigns.cancel(caller(req), req.params.ticket)),
   );
 
   for (const simulate of [false, true]) {
@@ -95,7 +79,7 @@ export function campaignsRoutes(
 
     app.post(
       `/send${suffix}`,
-      { schema: { ...headers, body: SendBody, response: CampaignResult } },
+      { schema: { ...headers, body: SendBody, response: CampaignResultAnswer } },
       async (req) =>
         ok(
           await sending.send(caller(req), req.body.sms.message, req.body.sms.recipients.gsm, {
@@ -108,7 +92,7 @@ export function campaignsRoutes(
     app.get(
       `/send${suffix}`,
       {
-        schema: { ...headers, querystring: SendQuery, response: CampaignResult },
+        schema: { ...headers, querystring: SendQuery, response: CampaignResultAnswer },
         config: { queryToken: true },
       },
       async (req) => {
@@ -124,7 +108,7 @@ export function campaignsRoutes(
 
     app.post(
       `/send/lists${suffix}`,
-      { schema: { ...headers, body: SendListsBody, response: CampaignResult } },
+      { schema: { ...headers, body: SendListsBody, response: CampaignResultAnswer } },
       async (req) => {
         const { message, lists, recipients } = req.body.sms;
         return ok(

@@ -1,8 +1,17 @@
 import Type from 'typebox';
 import { ok } from '../http/envelope.ts';
-import { answer, Id, Nullable, pageTotals, WallTime } from '../http/response-schemas.ts';
 import { type App, caller } from '../http/types.ts';
 import { PageQuery } from '../shared/paging.ts';
+import {
+  AddedNumbersAnswer,
+  CampaignNpaiAnswer,
+  DoneAnswer,
+  ListPageAnswer,
+  ListsAnswer,
+  NumbersAnswer,
+  RemovedAnswer,
+  SavedListAnswer,
+} from './lists.schemas.ts';
 import type { ContactInput, ListsService } from './lists.service.ts';
 
 const Info = Type.Optional(Type.String());
@@ -43,31 +52,13 @@ const numbersBodies = {
   npai: Type.Object({ npai: Type.Object({ contacts: Contacts }) }),
 };
 
-const info = { info1: Type.String(), info2: Type.String(), info3: Type.String(), info4: Type.String() };
-const ListContact = Type.Object({ id: Id, destination: Type.String(), ...info });
-const NumberEntry = Type.Object({
-  id: Id,
-  destination: Type.String(),
-  ...info,
-  date: WallTime,
-  campaign_id: Nullable(Type.String({ description: 'the campaign a STOP answered' })),
-});
-/** The envelope alone. */
-const Done = answer({});
-const Removed = answer({ removed: Type.Integer() });
-
 export function listsRoutes(app: App, lists: ListsService): void {
   app.post(
     '/list',
     {
       schema: {
         body: ListBody,
-        response: answer({
-          id: Id,
-          contacts: Type.Integer({ description: 'contacts added' }),
-          invalid: Type.Integer(),
-          duplicates: Type.Integer(),
-        }),
+        response: SavedListAnswer,
       },
     },
     async (req) => ok(await lists.saveList(caller(req), req.body.list)),
@@ -76,11 +67,7 @@ export function listsRoutes(app: App, lists: ListsService): void {
     '/lists',
     {
       schema: {
-        response: answer({
-          lists: Type.Array(
-            Type.Object({ id: Id, name: Type.String(), date: WallTime, count: Type.Integer() }),
-          ),
-        }),
+        response: ListsAnswer,
       },
     },
     async (req) => ok({ lists: await lists.lists(caller(req)) }),
@@ -91,32 +78,27 @@ export function listsRoutes(app: App, lists: ListsService): void {
       schema: {
         params: IdParams,
         querystring: ListQuery,
-        response: answer({
-          list: Type.Array(ListContact),
-          name: Type.String(),
-          contacts: Type.Integer({ description: 'contacts in the list' }),
-          ...pageTotals,
-        }),
+        response: ListPageAnswer,
       },
     },
     async (req) => ok(await lists.list(caller(req), req.params.id, req.query)),
   );
-  app.delete('/list/:id', { schema: { params: IdParams, response: Done } }, async (req) =>
+  app.delete('/list/:id', { schema: { params: IdParams, response: DoneAnswer } }, async (req) =>
     ok(await lists.deleteList(caller(req), req.params.id)),
   );
-  app.put('/list/deduplicate/:id', { schema: { params: IdParams, response: Removed } }, async (req) =>
+  app.put('/list/deduplicate/:id', { schema: { params: IdParams, response: RemovedAnswer } }, async (req) =>
     ok(await lists.deduplicate(caller(req), req.params.id)),
   );
-  app.put('/list/:id/npai/clear', { schema: { params: IdParams, response: Removed } }, async (req) =>
+  app.put('/list/:id/npai/clear', { schema: { params: IdParams, response: RemovedAnswer } }, async (req) =>
     ok(await lists.clearNpai(caller(req), req.params.id)),
   );
-  app.delete('/list/contact/:id', { schema: { params: IdParams, response: Done } }, async (req) =>
+  app.delete('/list/contact/:id', { schema: { params: IdParams, response: DoneAnswer } }, async (req) =>
     ok(await lists.deleteContact(caller(req), req.params.id)),
   );
   app.put(
     '/list/contact/:id',
     {
-      schema: { params: IdParams, body: ContactBody, response: Done },
+      schema: { params: IdParams, body: ContactBody, response: DoneAnswer },
       // A PUT without a body changes nothing, as one with an empty object: the id still has to be the caller's.
       preValidation: async (req) => {
         if (req.body === undefined) req.body = {};
@@ -133,10 +115,7 @@ export function listsRoutes(app: App, lists: ListsService): void {
     {
       schema: {
         params: Type.Object({ ticket: Type.String() }),
-        response: answer({
-          NPAI: Type.Integer({ description: 'NPAI numbers of the campaign' }),
-          added_contacts: Type.Integer({ description: 'of them, newly blacklisted' }),
-        }),
+        response: CampaignNpaiAnswer,
       },
     },
     async (req) => ok(await lists.blacklistCampaignNpai(caller(req), req.params.ticket)),
@@ -148,7 +127,7 @@ export function listsRoutes(app: App, lists: ListsService): void {
       {
         schema: {
           body: numbersBodies[list],
-          response: answer({ added_contacts: Type.Integer(), invalid: Type.Integer() }),
+          response: AddedNumbersAnswer,
         },
       },
       async (req) => {
@@ -161,12 +140,12 @@ export function listsRoutes(app: App, lists: ListsService): void {
       {
         schema: {
           querystring: PageQuery,
-          response: answer({ list: Type.Array(NumberEntry), ...pageTotals }),
+          response: NumbersAnswer,
         },
       },
       async (req) => ok(await lists.numbers(caller(req), list, req.query.start, req.query.length)),
     );
-    app.delete(`/${list}/contact/:id`, { schema: { params: IdParams, response: Done } }, async (req) =>
+    app.delete(`/${list}/contact/:id`, { schema: { params: IdParams, response: DoneAnswer } }, async (req) =>
       ok(await lists.removeNumber(caller(req), list, req.params.id)),
     );
   }

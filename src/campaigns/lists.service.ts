@@ -17,6 +17,7 @@ import {
   type NumberList,
   numberListsRepo,
 } from './lists.repo.ts';
+import type { ListPageView, ListSummaryView, NumbersPageView, SavedListView } from './lists.schemas.ts';
 import { listsLifecycleRepo } from './lists-lifecycle.repo.ts';
 import { infoOut } from './message-text.ts';
 
@@ -100,7 +101,7 @@ export function createListsService(deps: {
 
   return {
     /** Creates a list with its contacts, or adds contacts to the list `listId` (or `list_id`). */
-    async saveList(auth: AuthContext, input: ListInput) {
+    async saveList(auth: AuthContext, input: ListInput): Promise<SavedListView> {
       const accountId = auth.accountId;
       const given = input.contacts?.gsm ?? [];
       if (given.length > maxContacts) {
@@ -178,7 +179,7 @@ export function createListsService(deps: {
       });
     },
 
-    async lists(auth: AuthContext) {
+    async lists(auth: AuthContext): Promise<ListSummaryView[]> {
       const rows = await listsRepo.all(db, auth.accountId);
       return rows.map((r) => ({
         id: idOut(r.id),
@@ -193,7 +194,7 @@ export function createListsService(deps: {
       auth: AuthContext,
       rawId: string,
       query: { start?: string; length?: string; search?: string },
-    ) {
+    ): Promise<ListPageView> {
       const list = await ownList(auth, rawId);
       const page = parsePage(query);
       const search = query.search === undefined || query.search === '' ? undefined : query.search;
@@ -383,7 +384,12 @@ export function createListsService(deps: {
       return db.transaction().execute((tx) => listsRepo.purgeOlder(tx, accountId, before, limit));
     },
 
-    async numbers(auth: AuthContext, list: NumberList, start?: string, length?: string) {
+    async numbers(
+      auth: AuthContext,
+      list: NumberList,
+      start?: string,
+      length?: string,
+    ): Promise<NumbersPageView> {
       const page = parsePage({ start, length });
       const [total, rows] = await Promise.all([
         numberListsRepo.count(db, list, auth.accountId),

@@ -14,6 +14,7 @@ import { parseCountries } from '../sms/numbers.ts';
 import { countSegments } from '../sms/segments.ts';
 import type { Db, DialectName, Executor } from '../store/db.ts';
 import { campaignsRepo, filterChunk, filtersRepo, type NewCampaign } from './campaigns.repo.ts';
+import type { CampaignResultView } from './campaigns.schemas.ts';
 import { createDailyCap } from './daily-cap.ts';
 import { listsRepo } from './lists.repo.ts';
 import { type ContactFields, compileTemplate, render } from './message-text.ts';
@@ -27,11 +28,8 @@ export interface RecipientInput {
   gsmsmsid?: string;
 }
 
-export interface CampaignResult extends FilterCounts {
-  ticket?: string;
-  cost: number;
-  credits: number;
-}
+/** What a send answers (its route's schema): the ticket (none for a simulation), cost, balance and counts. */
+export type CampaignResult = CampaignResultView;
 
 export interface SendOptions {
   simulate: boolean;

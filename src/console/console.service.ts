@@ -3,6 +3,7 @@
 // parent's switch into one of its sub-accounts' view. The console has no routes of its own beyond these:
 // everything else it does goes through the API, with the API's rules and errors.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { AccountView } from '../accounts/accounts.schemas.ts';
 import type { AuthContext } from '../shared/auth-context.ts';
 import type { Clock } from '../shared/clock.ts';
 import { ApiError, Status } from '../shared/errors.ts';
@@ -18,7 +19,7 @@ export interface ConsoleAccounts {
   /** Checks an e-mail and password (with the brake on wrong passwords); -1 for a wrong pair or a lock. */
   authenticate(credentials: { username: string; password: string }, clientIp: string): Promise<AuthContext>;
   sessionContext(signedInId: number, accountId: number): Promise<AuthContext>;
-  account(auth: AuthContext): Promise<Record<string, unknown>>;
+  account(auth: AuthContext): Promise<AccountView>;
 }
 
 export interface ConsoleServiceDeps {
@@ -41,7 +42,7 @@ export interface SessionView {
   account_id: number;
   /** That account's parent, if it is a sub-account. */
   parent_id: number | null;
-  account: Record<string, unknown>;
+  account: AccountView;
   /** The zone the API's dates are in (TIMEZONE): the console shows dates in it. */
   timezone: string;
   /** STOP_MENTION: what a marketing text gets appended, which its length and cost include. */

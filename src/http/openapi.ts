@@ -4,7 +4,7 @@
 // declarations @fastify/swagger collects as they are added.
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { ErrorEnvelope, statusCodes } from './response-schemas.ts';
+import { ErrorEnvelope, statusCodes } from './error-schema.ts';
 import type { App } from './types.ts';
 
 export const openApiPath = '/openapi.json';

@@ -8,8 +8,16 @@
 // drop their `details`. The error handler (app.ts) serializes the error envelope itself (`errorPayload`
 // in envelope.ts), so a route's schema describes its success only. XML answers use their own serializer,
 // which Fastify prefers to the schema: they are the whole object whatever the schema says.
-import Type, { type Static, type TProperties, type TSchema, type TUnsafe } from 'typebox';
-import { Status } from '../shared/errors.ts';
+//
+// This file and the rooms' `*.schemas.ts` import nothing but typebox and each other: the console imports
+// the view types they export (`Static<typeof …>`), and its program has no Node types.
+import Type, {
+  type Static,
+  type TProperties,
+  type TSchema,
+  type TSchemaOptions,
+  type TUnsafe,
+} from 'typebox';
 
 /** A database id: a string of digits (the Java SDK parses ids as integers). */
 export const Id = Type.String({ pattern: '^[0-9]+$', description: 'an id: a string of digits' });
@@ -18,6 +26,14 @@ export const Id = Type.String({ pattern: '^[0-9]+$', description: 'an id: a stri
 export function Nullable<T extends TSchema & { type: string }>(schema: T): TUnsafe<Static<T> | null> {
   return Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type, 'null'] });
 }
+
+/** A string of `values`, typed as their union; the JSON Schema is the same `{type: 'string', enum}`. */
+export function StringEnum<const V extends readonly string[]>(values: V, options: TSchemaOptions = {}) {
+  return Type.Unsafe<V[number]>(Type.String({ enum: [...values], ...options }));
+}
+
+/** 0 or 1, as SMSFactor writes flags. */
+export const Flag = Type.Unsafe<0 | 1>(Type.Integer({ enum: [0, 1] }));
 
 /** A date as the SDKs parse it: `Y-m-d H:i:s`, in the configured time zone. */
 export const WallTime = Type.String({
@@ -45,43 +61,3 @@ export function Success<P extends TProperties>(fields: P) {
 export function answer<P extends TProperties>(fields: P) {
   return { 200: Success(fields) };
 }
-
-/** What `status` means, the table of API.md. */
-export const statusCodes: Record<number, string> = {
-  [Status.ok]: 'OK',
-  [Status.auth]:
-    'authentication error (missing, unknown, expired, revoked or IP-restricted token; locked account)',
-  [Status.xml]: 'XML error (body is not well-formed XML)',
-  [Status.credits]: 'not enough credits',
-  [Status.delay]: 'incorrect `delay` (bad format or impossible date)',
-  [Status.notFound]: 'resource not found (also: a resource of another account)',
-  [Status.json]: 'JSON error (body is not well-formed JSON)',
-  [Status.data]: 'data error (validation: missing field, wrong type, marker/link count mismatch, bad URL…)',
-  [Status.unknown]: 'unknown error (internal; details never leak internals)',
-};
-
-/** An API error: a negative `status`, a short `message`, and `details` saying exactly what was wrong. */
-export const ErrorEnvelope = Type.Object(
-  {
-    status: Type.Integer({
-      enum: Object.values(Status).filter((s) => s < 0),
-      description: Object.entries(statusCodes)
-        .filter(([status]) => Number(status) < 0)
-        .map(([status, meaning]) => `${status}: ${meaning}`)
-        .join('; '),
-    }),
-    message: Type.String({ examples: ['Data error'] }),
-    details: Type.Optional(
-      Type.String({
-        description: 'what exactly was wrong: the field, its value and the rule',
-        examples: ['sms.message.text is required'],
-      }),
-    ),
-  },
-  {
-    title: 'Error',
-    description:
-      'An API error. It answers HTTP 200, as the reference service does; HTTP 413 (body too large), 429 (rate ' +
-      'limited, with Retry-After) and 500 (internal failure) carry the same envelope.',
-  },
-);

@@ -7,29 +7,10 @@ import { ApiError } from '../shared/errors.ts';
 import { idOut } from '../shared/ids.ts';
 import { normalizeNumber } from '../sms/numbers.ts';
 import type { Db, Executor } from '../store/db.ts';
+import { erasedKinds } from './erase.schemas.ts';
 
 /** What a message sent to an erased number keeps for recipient: fixed, so it tells nothing of the number. */
 export const erasedPlaceholder = 'erased';
-
-/** The kinds an erasure reports, in the order of its report (API.md's and the README's table). */
-export const erasedKinds = [
-  'messages',
-  'replies',
-  'mo_fragments',
-  'links',
-  'clicks',
-  'contacts',
-  'blacklist',
-  'npai',
-  'lookups',
-  'events',
-  'webhook_deliveries',
-  'webhook_attempts',
-  'alert_jobs',
-  'balance_notifications',
-  'accounts',
-  'invoices',
-] as const;
 
 export type ErasedKind = (typeof erasedKinds)[number];
 

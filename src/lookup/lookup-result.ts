@@ -1,24 +1,8 @@
 // One number's lookup answer, in SMSFactor's shape, and the seam a lookup provider plugs into.
+import type { LookupResultView } from './lookup.schemas.ts';
 
-export interface LookupResult {
-  to: string;
-  mccMnc: string;
-  imsi: string;
-  originalNetwork: {
-    networkName: string;
-    networkPrefix: string;
-    countryName: string;
-    countryPrefix: string;
-  };
-  /** null when the provider cannot tell (the numbering plan never can). */
-  ported: boolean | null;
-  roaming: boolean | null;
-  /** Pigeon's additions: the ISO country and the numbering plan's type (MOBILE, FIXED_LINE…). */
-  countryCode: string;
-  numberType: string;
-  status: { name: string; description: string; detailed: string };
-  error: { id: number; description: string; permanent: boolean };
-}
+/** One number's lookup answer: the schema's view (lookup.schemas.ts). */
+export type LookupResult = LookupResultView;
 
 /**
  * Looks numbers up (normalized digits, country code first), one answer per number in the same order. A

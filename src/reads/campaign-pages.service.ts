@@ -13,23 +13,7 @@ import { campaignViewsRepo } from './campaign-views.repo.ts';
 import { ownCampaign } from './campaign-views.service.ts';
 import { finalAt, reportedStatus } from './message-status.ts';
 import { type CampaignMessagesQuery, parseCampaignMessagesQuery, parseClickBucket } from './query-parsers.ts';
-
-/** What GET /campaign/:ticket/messages answers for each message. */
-export interface CampaignMessageView {
-  id: string;
-  destination: string;
-  gsmsmsid: string;
-  /** The DLR code it reports. */
-  status: number;
-  /** When it was due to go: the campaign's date, later for a retry or a marketing message held to the window. */
-  date: string;
-  /** When the SMSC accepted it; null for a message not sent (yet). */
-  sent_date: string | null;
-  /** When it reached its final outcome; null before. */
-  delivery_date: string | null;
-  /** Clicks counted on its short links. */
-  clicks: number;
-}
+import type { CampaignMessageView } from './reads.schemas.ts';
 
 /** The contact fields a reply, STOP or NPAI number tells: a list contact's, else empty strings. */
 interface ContactInfo {

@@ -10,31 +10,10 @@ import type { Db } from '../store/db.ts';
 import { type CampaignFilter, type CampaignRow, campaignViewsRepo } from './campaign-views.repo.ts';
 import { finalStates } from './message-status.ts';
 import { type CampaignsQuery, parseCampaignsQuery } from './query-parsers.ts';
-
-/** What GET /campaign/:ticket and GET /campaigns answer for each campaign. */
-export interface CampaignView {
-  id: string;
-  sender: string;
-  text: string;
-  creation_date: string;
-  date: string;
-  cost: number;
-  lists: { id: string }[];
-  status: CampaignStatus;
-  total: number;
-  delivered: number;
-  error: number;
-  expired: number;
-  network_error: number;
-  stop: number;
-  npai: number;
-  pending: number;
-  delivery_rate: number;
-  clicks: number;
-}
+import type { CampaignView } from './reads.schemas.ts';
 
 /** See src/campaigns/README.md, "Campaign status". */
-export type CampaignStatus = 'scheduled' | 'sending' | 'sent' | 'done' | 'cancelled';
+export type CampaignStatus = CampaignView['status'];
 
 /** The most campaigns a `destination` filter of GET /campaigns narrows to. */
 const maxDestinationCampaigns = 1000;

@@ -9,6 +9,7 @@ import { ApiError } from '../shared/errors.ts';
 import { idIn } from '../shared/ids.ts';
 import type { Db } from '../store/db.ts';
 import { consumptionRepo } from './consumption.repo.ts';
+import type { ConsoView, ConsumptionView } from './consumption.schemas.ts';
 
 export interface ConsumptionQuery {
   date_start?: string;
@@ -16,28 +17,6 @@ export interface ConsumptionQuery {
   /** Alpha-2 codes separated by commas; a repeated query parameter arrives as an array. */
   country?: string | string[];
   sub_account_id?: string;
-}
-
-/** Credits in total and per country (alpha-2 keys, most used first). */
-export interface Conso {
-  total: number;
-  by_country: Record<string, number>;
-}
-
-export interface AccountConso {
-  account_id: number;
-  company: string;
-  conso: Conso;
-}
-
-export interface ConsumptionView {
-  total: number;
-  by_country: Record<string, number>;
-  my_account: AccountConso;
-  by_sub_accounts: AccountConso[];
-  /** Pigeon's addition: the days counted (both included), as the defaults may have chosen them. */
-  date_start: string;
-  date_end: string;
 }
 
 /** The longest period one read covers, in days (both ends included): a year, leap day included. */
@@ -125,7 +104,7 @@ export function createConsumptionService(deps: { db: Db; clock: Clock; timezone:
     return [...codes];
   }
 
-  function conso(rows: { country: string | null; credits: number }[]): Conso {
+  function conso(rows: { country: string | null; credits: number }[]): ConsoView {
     const byCountry = new Map<string, number>();
     let total = 0;
     for (const row of rows) {

@@ -2,12 +2,22 @@
 // reply history (`/messages`, `/messages/mo`), each one call of a read service.
 import Type from 'typebox';
 import { ok } from '../http/envelope.ts';
-import { answer, Id, Nullable, pageTotals, WallTime } from '../http/response-schemas.ts';
 import { type App, caller } from '../http/types.ts';
 import { PageQuery } from '../shared/paging.ts';
 import type { CampaignPagesService } from './campaign-pages.service.ts';
 import type { CampaignViewsService } from './campaign-views.service.ts';
 import type { HistoryService } from './history.service.ts';
+import {
+  CampaignAnswer,
+  CampaignClicksAnswer,
+  CampaignMessagesAnswer,
+  CampaignNpaiAnswer,
+  CampaignRepliesAnswer,
+  CampaignStopsAnswer,
+  CampaignsAnswer,
+  MessagesAnswer,
+  RepliesAnswer,
+} from './reads.schemas.ts';
 
 const TicketParams = Type.Object({ ticket: Type.String() });
 const text = Type.Optional(Type.String());
@@ -29,47 +39,6 @@ const MessagesQuery = Type.Object({
 });
 const RepliesQuery = Type.Object(HistoryQuery);
 
-const count = Type.Integer();
-const Campaign = Type.Object({
-  id: Id,
-  sender: Type.String(),
-  text: Type.String(),
-  creation_date: WallTime,
-  date: WallTime,
-  cost: count,
-  lists: Type.Array(Type.Object({ id: Id })),
-  status: Type.String({ enum: ['scheduled', 'sending', 'sent', 'done', 'cancelled'] }),
-  total: count,
-  delivered: count,
-  error: count,
-  expired: count,
-  network_error: count,
-  stop: count,
-  npai: count,
-  pending: count,
-  delivery_rate: Type.Integer({ description: 'delivered, in % of the messages' }),
-  clicks: count,
-});
-const info = { info1: Type.String(), info2: Type.String(), info3: Type.String(), info4: Type.String() };
-const NumberOfCampaign = Type.Object({ destination: Type.String(), date: WallTime, ...info });
-const HistoryMessage = Type.Object({
-  id: Id,
-  campaign_id: Id,
-  destination: Type.String(),
-  gsmsmsid: Type.String(),
-  text: Type.String(),
-  sender: Type.String(),
-  status: Type.Integer({ description: 'DLR status code' }),
-  date: WallTime,
-  delivery_date: Type.String({ description: 'a date `Y-m-d H:i:s`, or empty before a receipt' }),
-  country_code: Type.String(),
-  cost: count,
-  route: Type.String({
-    description: 'the route of the connectors file that chose its connector; empty before it was sent',
-  }),
-  connector: Type.String({ description: 'the connector (SMSC) that accepted it; empty before it was sent' }),
-});
-
 const paged = { params: TicketParams, querystring: PageQuery };
 
 const CampaignMessagesQuery = Type.Object({
@@ -77,28 +46,9 @@ const CampaignMessagesQuery = Type.Object({
   length: Type.Optional(Type.String({ description: 'messages per page: 1 to 500 (100 when absent)' })),
   status: Type.Optional(Type.String({ description: 'only the messages reporting this DLR code' })),
 });
-const CampaignMessage = Type.Object({
-  id: Id,
-  destination: Type.String(),
-  gsmsmsid: Type.String({ description: 'empty when the send gave none' }),
-  status: Type.Integer({ description: 'DLR status code' }),
-  date: { ...WallTime, description: 'when it was due to go: the campaign date, later for a retry' },
-  sent_date: Nullable({ ...WallTime, description: 'when the SMSC accepted it; null when not sent (yet)' }),
-  delivery_date: Nullable({ ...WallTime, description: 'when it reached its final status; null before' }),
-  clicks: Type.Integer({ description: 'clicks counted on its short links' }),
-});
 const ClicksQuery = Type.Object({
   bucket: Type.Optional(Type.String({ description: 'hour (default) or day' })),
 });
-const ClicksBucket = Type.Object({
-  date: {
-    ...WallTime,
-    description: 'the start of the hour or day, `Y-m-d H:i:s` in the configured time zone',
-  },
-  clicks: Type.Integer({ description: 'clicks in it' }),
-  unique: Type.Integer({ description: 'distinct recipients (messages) who clicked in it' }),
-});
-
 export interface ReadServices {
   campaignViews: CampaignViewsService;
   campaignPages: CampaignPagesService;
@@ -107,17 +57,15 @@ export interface ReadServices {
 
 export function readsRoutes(app: App, reads: ReadServices): void {
   const { campaignViews: views, campaignPages: pages, history } = reads;
-  app.get(
-    '/campaign/:ticket',
-    { schema: { params: TicketParams, response: answer({ campaign: Type.Array(Campaign) }) } },
-    async (req) => ok({ campaign: [await views.campaign(caller(req), req.params.ticket)] }),
+  app.get('/campaign/:ticket', { schema: { params: TicketParams, response: CampaignAnswer } }, async (req) =>
+    ok({ campaign: [await views.campaign(caller(req), req.params.ticket)] }),
   );
   app.get(
     '/campaigns',
     {
       schema: {
         querystring: CampaignsQuery,
-        response: answer({ campaigns: Type.Array(Campaign), ...pageTotals }),
+        response: CampaignsAnswer,
       },
     },
     async (req) => ok(await views.campaigns(caller(req), req.query)),
@@ -128,7 +76,7 @@ export function readsRoutes(app: App, reads: ReadServices): void {
       schema: {
         params: TicketParams,
         querystring: CampaignMessagesQuery,
-        response: answer({ messages: Type.Array(CampaignMessage), ...pageTotals }),
+        response: CampaignMessagesAnswer,
       },
     },
     async (req) => ok(await pages.campaignMessages(caller(req), req.params.ticket, req.query)),
@@ -139,7 +87,7 @@ export function readsRoutes(app: App, reads: ReadServices): void {
       schema: {
         params: TicketParams,
         querystring: ClicksQuery,
-        response: answer({ clicks: Type.Array(ClicksBucket) }),
+        response: CampaignClicksAnswer,
       },
     },
     async (req) => ok(await pages.campaignClicks(caller(req), req.params.ticket, req.query)),
@@ -149,12 +97,7 @@ export function readsRoutes(app: App, reads: ReadServices): void {
     {
       schema: {
         ...paged,
-        response: answer({
-          replies: Type.Array(
-            Type.Object({ destination: Type.String(), message: Type.String(), date: WallTime, ...info }),
-          ),
-          ...pageTotals,
-        }),
+        response: CampaignRepliesAnswer,
       },
     },
     async (req) =>
@@ -162,22 +105,19 @@ export function readsRoutes(app: App, reads: ReadServices): void {
   );
   app.get(
     '/campaign/:ticket/blacklist',
-    { schema: { ...paged, response: answer({ stops: Type.Array(NumberOfCampaign), ...pageTotals }) } },
+    { schema: { ...paged, response: CampaignStopsAnswer } },
     async (req) =>
       ok(await pages.campaignStops(caller(req), req.params.ticket, req.query.start, req.query.length)),
   );
-  app.get(
-    '/campaign/:ticket/npai',
-    { schema: { ...paged, response: answer({ npais: Type.Array(NumberOfCampaign), ...pageTotals }) } },
-    async (req) =>
-      ok(await pages.campaignNpai(caller(req), req.params.ticket, req.query.start, req.query.length)),
+  app.get('/campaign/:ticket/npai', { schema: { ...paged, response: CampaignNpaiAnswer } }, async (req) =>
+    ok(await pages.campaignNpai(caller(req), req.params.ticket, req.query.start, req.query.length)),
   );
   app.get(
     '/messages',
     {
       schema: {
         querystring: MessagesQuery,
-        response: answer({ messages: Type.Array(HistoryMessage), ...pageTotals }),
+        response: MessagesAnswer,
       },
     },
     async (req) => ok(await history.messageHistory(caller(req), req.query)),
@@ -187,18 +127,7 @@ export function readsRoutes(app: App, reads: ReadServices): void {
     {
       schema: {
         querystring: RepliesQuery,
-        response: answer({
-          replies: Type.Array(
-            Type.Object({
-              id: Id,
-              destination: Type.String(),
-              message: Type.String(),
-              date: WallTime,
-              campaign_id: Id,
-            }),
-          ),
-          ...pageTotals,
-        }),
+        response: RepliesAnswer,
       },
     },
     async (req) => ok(await history.replyHistory(caller(req), req.query)),

@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import { ok } from '../http/envelope.ts';
-import { answer } from '../http/response-schemas.ts';
 import { type App, caller } from '../http/types.ts';
+import { DailyAnswer } from './statistics.schemas.ts';
 import { maxStatisticsDays, type StatisticsService } from './statistics.service.ts';
 
 const DailyQuery = Type.Object({
@@ -12,17 +12,6 @@ const DailyQuery = Type.Object({
   ),
 });
 
-const count = (description: string) => Type.Integer({ description });
-const Day = Type.Object({
-  date: Type.String({ description: 'a day `Y-m-d` in the configured time zone', examples: ['2026-11-23'] }),
-  sent: count('messages due that day, all but cancelled ones: delivered + failed + expired + pending'),
-  delivered: count('DLR 3'),
-  failed: count('final and not delivered: DLR 2, 4, 5, 6, 7, 9, 11, or 0 (erased before it was sent)'),
-  expired: count('DLR 12'),
-  pending: count('not final yet: waiting to be sent, or for its receipt (DLR 1)'),
-  cancelled: count('cancelled before it was sent (DLR 0), not counted in sent'),
-});
-
 export function statisticsRoutes(app: App, statistics: StatisticsService): void {
   app.get(
     '/statistics/daily',
@@ -31,7 +20,7 @@ export function statisticsRoutes(app: App, statistics: StatisticsService): void 
         description:
           "The caller's messages per day of the configured time zone, oldest first, every day present: a message counts on the day it is due (its send, or its delay).",
         querystring: DailyQuery,
-        response: answer({ days: Type.Array(Day) }),
+        response: DailyAnswer,
       },
     },
     async (req) => ok(await statistics.daily(caller(req), req.query)),

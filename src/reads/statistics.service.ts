@@ -8,30 +8,13 @@ import type { Clock } from '../shared/clock.ts';
 import type { Db } from '../store/db.ts';
 import { wallLabel } from '../store/wall-clock.ts';
 import { statisticsRepo } from './statistics.repo.ts';
-
-/** One day of GET /statistics/daily. */
-export interface DailyCounts {
-  /** `Y-m-d` in TIMEZONE. */
-  date: string;
-  /** Every message due that day that was not cancelled: delivered + failed + expired + pending. */
-  sent: number;
-  /** DLR 3. */
-  delivered: number;
-  /** Final without delivery: DLR 2, 4, 5, 6, 7, 9, 11, and 0 for one erased before it was sent. */
-  failed: number;
-  /** DLR 12: the carrier said so, the message outlived MESSAGE_VALIDITY before a submit, or no receipt came within DLR_WAIT. */
-  expired: number;
-  /** Not final yet: queued, held, being sent, or submitted and waiting for its receipt (DLR 1). */
-  pending: number;
-  /** Cancelled before any submit (DELETE /send/:ticket, DLR 0); not in `sent`. */
-  cancelled: number;
-}
+import type { DayView } from './statistics.schemas.ts';
 
 export const defaultStatisticsDays = 30;
 export const maxStatisticsDays = 90;
 
 /** Each state of a message (delivery's README) as the day's counters see it. */
-const counterOf: Record<string, Exclude<keyof DailyCounts, 'date' | 'sent'>> = {
+const counterOf: Record<string, Exclude<keyof DayView, 'date' | 'sent'>> = {
   delivered: 'delivered',
   failed: 'failed',
   expired: 'expired',
@@ -51,7 +34,7 @@ export function createStatisticsService(deps: { db: Db; clock: Clock; timezone: 
      * The caller's messages per day over the last `days` days (1 to 90, 30 when absent) including today,
      * oldest first, every day present.
      */
-    async daily(auth: AuthContext, query: { days?: string }): Promise<{ days: DailyCounts[] }> {
+    async daily(auth: AuthContext, query: { days?: string }): Promise<{ days: DayView[] }> {
       const count =
         query.days === undefined || query.days === ''
           ? defaultStatisticsDays
@@ -60,7 +43,7 @@ export function createStatisticsService(deps: { db: Db; clock: Clock; timezone: 
       const first = today.minus({ days: count - 1 });
       const from = first.toMillis();
       const to = today.plus({ days: 1 }).toMillis() - 1;
-      const days = new Map<string, DailyCounts>();
+      const days = new Map<string, DayView>();
       for (let d = first; d <= today; d = d.plus({ days: 1 })) {
         const date = d.toFormat('yyyy-MM-dd');
         days.set(date, { date, sent: 0, delivered: 0, failed: 0, expired: 0, pending: 0, cancelled: 0 });

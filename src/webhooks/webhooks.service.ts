@@ -1,7 +1,7 @@
 // Webhook subscriptions: one or more per event type, each with its own signing secret; their attempt log
 // and test deliveries.
 import { randomBytes } from 'node:crypto';
-import { eventTypes, isEventType } from '../events/event-bodies.ts';
+import { type EventType, eventTypes, isEventType } from '../events/event-bodies.ts';
 import type { AuthContext } from '../shared/auth-context.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { Erasure } from '../shared/erasure.ts';
@@ -15,8 +15,13 @@ import type { UrlGuard } from './url-guard.ts';
 import { webhookDeliveriesRepo } from './webhook-deliveries.repo.ts';
 import { webhookLifecycleRepo } from './webhook-lifecycle.repo.ts';
 import { type WebhookFields, webhooksRepo } from './webhooks.repo.ts';
+import {
+  type AttemptView,
+  type TestDeliveryView,
+  type WebhookView,
+  webhookStatuses,
+} from './webhooks.schemas.ts';
 
-export const webhookStatuses = ['live', 'paused'] as const;
 const maxUrlLength = 2048;
 const maxSignatureLength = 255;
 
@@ -28,12 +33,14 @@ export interface WebhookInput {
 
 type Row = NonNullable<Awaited<ReturnType<typeof webhooksRepo.find>>>;
 
-const view = (row: Row) => ({
+// The type and status are stored as text, and only after checkType and the status check: read back, they
+// are one of the schema's values.
+const view = (row: Row): WebhookView => ({
   webhook_id: idOut(row.id),
-  type: row.type,
+  type: row.type as EventType,
   url: row.url,
   signature: row.signature ?? '',
-  status: row.status,
+  status: row.status as WebhookView['status'],
   last_http_code: row.last_http_code === null ? null : String(row.last_http_code),
 });
 
@@ -164,30 +171,32 @@ export function createWebhooksService(deps: { db: Db; clock: Clock; urlGuard: Ur
         webhookDeliveriesRepo.countAttempts(db, auth.accountId, row.id),
       ]);
       return {
-        deliveries: attempts.map((a) => ({
-          attempt_id: idOut(a.id),
-          delivery_id: idOut(a.delivery_id),
-          event_type: a.event_type,
-          // Empty for a test delivery, which reports no event.
-          event_id: a.event_id === null ? '' : idOut(a.event_id),
-          attempt: a.attempt,
-          http_code: a.http_code === null ? null : String(a.http_code),
-          latency_ms: a.latency_ms,
-          date: dates.isoInstant(a.attempted_at),
-          next_attempt: a.next_attempt_at === null ? null : dates.isoInstant(a.next_attempt_at),
-          error: a.error,
-          // What was exchanged; null on attempts logged before Pigeon kept it.
-          request_headers:
-            a.request_headers === null ? null : (JSON.parse(a.request_headers) as Record<string, string>),
-          request_body: a.request_body,
-          response_body: a.response_body,
-        })),
+        deliveries: attempts.map(
+          (a): AttemptView => ({
+            attempt_id: idOut(a.id),
+            delivery_id: idOut(a.delivery_id),
+            event_type: a.event_type,
+            // Empty for a test delivery, which reports no event.
+            event_id: a.event_id === null ? '' : idOut(a.event_id),
+            attempt: a.attempt,
+            http_code: a.http_code === null ? null : String(a.http_code),
+            latency_ms: a.latency_ms,
+            date: dates.isoInstant(a.attempted_at),
+            next_attempt: a.next_attempt_at === null ? null : dates.isoInstant(a.next_attempt_at),
+            error: a.error,
+            // What was exchanged; null on attempts logged before Pigeon kept it.
+            request_headers:
+              a.request_headers === null ? null : (JSON.parse(a.request_headers) as Record<string, string>),
+            request_body: a.request_body,
+            response_body: a.response_body,
+          }),
+        ),
         totalRecords: total,
       };
     },
 
     /** Queues a test event (the webhook's type, sample values) for the dispatcher, like any delivery. */
-    async test(auth: AuthContext, id: string) {
+    async test(auth: AuthContext, id: string): Promise<TestDeliveryView> {
       const row = await get(auth, id);
       if (row.status !== 'live') {
         throw ApiError.data(`webhook ${idOut(row.id)} is paused; set it live to send it a test`);

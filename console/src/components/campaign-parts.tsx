@@ -1,29 +1,11 @@
 // What the campaign pages share: a campaign as GET /campaign/:ticket and GET /campaigns answer it, its status
 // and progress as the user reads them, and the names of the DLR codes a message's state is told by.
 import '../pages/campaign.css';
+import type { CampaignView } from '../../../src/reads/reads.schemas.ts';
 import { formatNumber, formatPercent } from '../format.ts';
 
-/** One campaign of GET /campaign/:ticket or GET /campaigns (API.md, "Campaigns and messages"). */
-export interface Campaign {
-  id: string;
-  sender: string;
-  text: string;
-  creation_date: string;
-  date: string;
-  cost: number;
-  lists: { id: string }[];
-  status: 'scheduled' | 'sending' | 'sent' | 'done' | 'cancelled';
-  total: number;
-  delivered: number;
-  error: number;
-  expired: number;
-  network_error: number;
-  stop: number;
-  npai: number;
-  pending: number;
-  delivery_rate: number;
-  clicks: number;
-}
+/** One campaign of GET /campaign/:ticket or GET /campaigns: the route's schema's view. */
+export type Campaign = CampaignView;
 
 /** What each campaign status means to the person reading the list (src/campaigns/README.md). */
 export const campaignStatusText: Record<Campaign['status'], string> = {

@@ -2,6 +2,7 @@
 // 500 per POST /list so a large file shows its progress and a failure stops at a known place: the first
 // chunk creates the list (unless one is given), the next ones add to it by listId.
 import { useState } from 'preact/hooks';
+import type { SavedListView } from '../../../src/campaigns/lists.schemas.ts';
 import { api, errorText } from '../api.ts';
 import { formatNumber } from '../format.ts';
 import { type ContactRow, CsvFileField, contactsOf, parseCsv } from './csv-file.tsx';
@@ -9,12 +10,7 @@ import { Field, Notice, TextField } from './ui.tsx';
 
 export const importChunk = 500;
 
-interface SaveAnswer {
-  id: string;
-  contacts: number;
-  invalid: number;
-  duplicates: number;
-}
+type SaveAnswer = SavedListView;
 
 interface Progress {
   listId: string | null;

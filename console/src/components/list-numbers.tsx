@@ -1,6 +1,7 @@
 // The blacklist or the NPAI list of the account: numbers every send leaves out. Numbers are added by hand
 // (POST /blacklist, /npai) and removed one at a time (DELETE …/contact/:id) so they can be sent to again.
 import { useState } from 'preact/hooks';
+import type { NumberEntryView } from '../../../src/campaigns/lists.schemas.ts';
 import { api, errorText } from '../api.ts';
 import { formatDate, formatNumber } from '../format.ts';
 import { linkTo } from '../router.ts';
@@ -10,16 +11,7 @@ import { ErrorNotice, Field, Loading, Notice, Pager, useAction, useLoad } from '
 
 type Which = 'blacklist' | 'npai';
 
-interface Entry {
-  id: string;
-  destination: string;
-  info1: string;
-  info2: string;
-  info3: string;
-  info4: string;
-  date: string;
-  campaign_id: string | null;
-}
+type Entry = NumberEntryView;
 
 const pageLength = 50;
 const titles: Record<Which, { name: string; why: string }> = {

@@ -1,21 +1,10 @@
 // A campaign result as POST /send and its simulation answer it: what it costs and where each recipient went.
+
+import type { CampaignResultView } from '../../../src/campaigns/campaigns.schemas.ts';
 import { formatNumber } from '../format.ts';
 import { Stat } from './ui.tsx';
 
-export interface CampaignResult {
-  ticket?: string;
-  cost: number;
-  credits: number;
-  total: number;
-  sent: number;
-  blacklisted: number;
-  duplicated: number;
-  invalid: number;
-  npai: number;
-  not_allowed: number;
-}
-
-export function SendResult({ result, title }: { result: CampaignResult; title: string }) {
+export function SendResult({ result, title }: { result: CampaignResultView; title: string }) {
   const filtered: [string, number][] = [
     ['Blacklisted', result.blacklisted],
     ['Duplicated', result.duplicated],

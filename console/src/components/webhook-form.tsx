@@ -1,25 +1,27 @@
 // A webhook's fields as the create and edit forms show them (type, URL, signature), with the API's -7
 // errors next to the field they name.
 
+import type { EventType } from '../../../src/events/event-bodies.ts';
+import type { WebhookView } from '../../../src/webhooks/webhooks.schemas.ts';
 import { errorFor } from './account-parts.tsx';
 import { Field, TextField } from './ui.tsx';
 
-export interface Webhook {
-  webhook_id: string;
-  type: string;
-  url: string;
-  signature: string;
-  status: 'live' | 'paused';
-  last_http_code: string | null;
-}
+export type Webhook = WebhookView;
 
-export const webhookTypes: { value: string; label: string }[] = [
-  { value: 'DLR', label: 'DLR: delivery receipts' },
-  { value: 'MO', label: 'MO: replies' },
-  { value: 'STOP', label: 'STOP: opt-out replies' },
-  { value: 'CLICKER', label: 'CLICKER: link clicks' },
-  { value: 'BALANCE_ALERT', label: 'BALANCE_ALERT: low balance' },
-];
+// Every event type of the vocabulary has its label here: a new one breaks the typecheck until it is named.
+const typeLabels: Record<EventType, string> = {
+  DLR: 'DLR: delivery receipts',
+  MO: 'MO: replies',
+  STOP: 'STOP: opt-out replies',
+  CLICKER: 'CLICKER: link clicks',
+  BALANCE_ALERT: 'BALANCE_ALERT: low balance',
+};
+
+/** The event types (src/events/event-bodies.ts), in the order the form lists them. */
+export const webhookTypes = (Object.keys(typeLabels) as EventType[]).map((value) => ({
+  value,
+  label: typeLabels[value],
+}));
 
 export const typeLabel = (type: string) => webhookTypes.find((t) => t.value === type)?.label ?? type;
 

@@ -2,19 +2,14 @@
 // e-mail and by SMS, once per crossing. Errors show next to the field they name.
 import './account.css';
 import { useEffect, useState } from 'preact/hooks';
+import type { NotificationView } from '../../../src/accounts/balance-alerts.schemas.ts';
 import { api } from '../api.ts';
 import { CheckField, errorFor, formLevelError } from '../components/account-parts.tsx';
 import { ErrorNotice, Loading, Notice, PageTitle, TextField, useAction, useLoad } from '../components/ui.tsx';
 import { formatNumber } from '../format.ts';
 import { useSession } from '../session.ts';
 
-interface Notification {
-  alert_trigger: string;
-  alert_email: string;
-  alert_gsm: string;
-  email: string;
-  phone_number: string;
-}
+type Notification = NotificationView;
 
 // Looked for in this order: an e-mail error also names alert_email, a phone error alert_gsm.
 const fields = ['alert_trigger', 'email', 'phone_number', 'alert_email', 'alert_gsm'];

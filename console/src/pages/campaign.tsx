@@ -4,6 +4,12 @@
 import './campaign.css';
 import type { ComponentChildren } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
+import type {
+  CampaignMessageView,
+  CampaignReplyView,
+  ClicksBucketView,
+  NumberOfCampaignView,
+} from '../../../src/reads/reads.schemas.ts';
 import { ApiFailure, api } from '../api.ts';
 import {
   type Campaign,
@@ -332,11 +338,7 @@ function bucketKeys(fromWall: string, toMs: number, bucket: 'hour' | 'day', tz: 
   return keys;
 }
 
-interface ClickBucket {
-  date: string;
-  clicks: number;
-  unique: number;
-}
+type ClickBucket = ClicksBucketView;
 
 function ClicksChart({ campaign, version }: { campaign: Campaign; version: string }) {
   const { session } = useSession();
@@ -394,15 +396,7 @@ function ClicksChart({ campaign, version }: { campaign: Campaign; version: strin
   );
 }
 
-interface MessageRow {
-  id: string;
-  destination: string;
-  gsmsmsid: string;
-  status: number;
-  date: string;
-  delivery_date: string;
-  clicks: number;
-}
+type MessageRow = CampaignMessageView;
 
 function Messages({ ticket, version }: { ticket: string; version: string }) {
   const { session } = useSession();
@@ -554,11 +548,7 @@ function SmallTable({
   );
 }
 
-interface Reply {
-  destination: string;
-  message: string;
-  date: string;
-}
+type Reply = CampaignReplyView;
 
 function Replies({ ticket, version }: { ticket: string; version: string }) {
   const { session } = useSession();
@@ -600,10 +590,7 @@ function Replies({ ticket, version }: { ticket: string; version: string }) {
   );
 }
 
-interface Stop {
-  destination: string;
-  date: string;
-}
+type Stop = NumberOfCampaignView;
 
 function Stops({ ticket, version }: { ticket: string; version: string }) {
   const { session } = useSession();

@@ -2,6 +2,7 @@
 // latest campaigns with their progress, each a link to its page.
 import './dashboard.css';
 import { useEffect, useMemo } from 'preact/hooks';
+import type { DayView } from '../../../src/reads/statistics.schemas.ts';
 import { api } from '../api.ts';
 import { type Campaign, CampaignProgress, CampaignStatus, truncate } from '../components/campaign-parts.tsx';
 import { type ChartSeries, TimeChart } from '../components/chart.tsx';
@@ -11,14 +12,7 @@ import { linkTo } from '../router.ts';
 import { useSession } from '../session.ts';
 
 /** One day of GET /statistics/daily. */
-interface Day {
-  date: string;
-  sent: number;
-  delivered: number;
-  failed: number;
-  expired: number;
-  pending: number;
-}
+type Day = DayView;
 
 const days = 30;
 

@@ -2,6 +2,7 @@
 // removable, contacts added from pasted text or a CSV file, duplicates removed, and NPAI numbers cleared.
 import './lists.css';
 import { useState } from 'preact/hooks';
+import type { ListContactView, ListPageView } from '../../../src/campaigns/lists.schemas.ts';
 import { ApiFailure, api, errorText } from '../api.ts';
 import { ListImport } from '../components/list-import.tsx';
 import {
@@ -17,22 +18,9 @@ import {
 import { formatNumber } from '../format.ts';
 import { linkTo } from '../router.ts';
 
-interface Contact {
-  id: string;
-  destination: string;
-  info1: string;
-  info2: string;
-  info3: string;
-  info4: string;
-}
+type Contact = ListContactView;
 
-interface ListAnswer {
-  list: Contact[];
-  name: string;
-  contacts: number;
-  totalRecords: number;
-  totalDisplayRecords: number;
-}
+type ListAnswer = ListPageView;
 
 const pageLength = 50;
 const infoKeys = ['info1', 'info2', 'info3', 'info4'] as const;

@@ -2,6 +2,7 @@
 // file, and deleting a list after a confirmation.
 import './lists.css';
 import { useState } from 'preact/hooks';
+import type { ListSummaryView } from '../../../src/campaigns/lists.schemas.ts';
 import { api } from '../api.ts';
 import { ListImport } from '../components/list-import.tsx';
 import { ErrorNotice, Loading, Notice, PageTitle, useAction, useLoad } from '../components/ui.tsx';
@@ -9,12 +10,7 @@ import { formatDate, formatNumber } from '../format.ts';
 import { linkTo } from '../router.ts';
 import { useSession } from '../session.ts';
 
-export interface ListSummary {
-  id: string;
-  name: string;
-  date: string;
-  count: number;
-}
+export type ListSummary = ListSummaryView;
 
 export function ListsPage() {
   const { session } = useSession();

@@ -3,11 +3,13 @@
 // POST /send/lists, each with its /simulate twin.
 import './send.css';
 import { useMemo, useState } from 'preact/hooks';
+import type { CampaignResultView } from '../../../src/campaigns/campaigns.schemas.ts';
+import type { ListSummaryView } from '../../../src/campaigns/lists.schemas.ts';
 import { countMarkers, type Pushtype, shortMarker, stopMarker } from '../../../src/campaigns/message-text.ts';
 import { ApiFailure, api, errorText, fieldOfError } from '../api.ts';
 import { CsvFileField, contactsOf, numbersOf } from '../components/csv-file.tsx';
 import { countMessage, SendCounter } from '../components/send-counter.tsx';
-import { type CampaignResult, SendResult } from '../components/send-result.tsx';
+import { SendResult } from '../components/send-result.tsx';
 import {
   ErrorNotice,
   Field,
@@ -21,13 +23,6 @@ import {
 import { formatDate, formatNumber } from '../format.ts';
 import { linkTo, navigate, useLocation } from '../router.ts';
 import { useSession } from '../session.ts';
-
-interface ListSummary {
-  id: string;
-  name: string;
-  date: string;
-  count: number;
-}
 
 type Target = 'numbers' | 'lists';
 type FormField = 'text' | 'links' | 'sender' | 'delay' | 'pushtype' | 'unicode' | 'recipients';
@@ -66,12 +61,12 @@ export function SendPage() {
   const [pasted, setPasted] = useState('');
   const [file, setFile] = useState<{ name: string; numbers: string[]; column: string } | null>(null);
   const [chosen, setChosen] = useState<string[]>(preselected ? [preselected] : []);
-  const [simulated, setSimulated] = useState<{ key: string; result: CampaignResult } | null>(null);
+  const [simulated, setSimulated] = useState<{ key: string; result: CampaignResultView } | null>(null);
   const [localError, setLocalError] = useState<{ field: FormField; message: string; index?: number } | null>(
     null,
   );
 
-  const lists = useLoad(() => api<{ lists: ListSummary[] }>('GET', '/lists').then((a) => a.lists), []);
+  const lists = useLoad(() => api<{ lists: ListSummaryView[] }>('GET', '/lists').then((a) => a.lists), []);
 
   const markers = countMarkers(text);
   const numbers = useMemo(() => [...numbersOf(pasted), ...(file?.numbers ?? [])], [pasted, file]);
@@ -129,11 +124,11 @@ export function SendPage() {
   };
 
   const simulate = useAction(async () => {
-    const result = await api<CampaignResult>('POST', `${request.path}/simulate`, { body: request.body });
+    const result = await api<CampaignResultView>('POST', `${request.path}/simulate`, { body: request.body });
     setSimulated({ key: requestKey, result });
   });
   const send = useAction(async () => {
-    const result = await api<CampaignResult>('POST', request.path, { body: request.body });
+    const result = await api<CampaignResultView>('POST', request.path, { body: request.body });
     await state.refresh();
     navigate(`/campaigns/${result.ticket}`);
   });

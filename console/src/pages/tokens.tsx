@@ -2,28 +2,15 @@
 // shown this once, and revoking one (DELETE /token/:id) after a confirmation.
 import './account.css';
 import { useState } from 'preact/hooks';
+import type { CreatedTokenView, TokenInfoView } from '../../../src/accounts/tokens.schemas.ts';
 import { api } from '../api.ts';
 import { ConfirmButton, errorFor, formLevelError, SecretOnce } from '../components/account-parts.tsx';
 import { ErrorNotice, Loading, Notice, PageTitle, TextField, useAction, useLoad } from '../components/ui.tsx';
 import { formatDate, formatNumber } from '../format.ts';
 import { useSession } from '../session.ts';
 
-interface Token {
-  api_token_id: string;
-  name: string;
-  created_at: string;
-  expired_at: string | null;
-  ttl: number | null;
-  is_active: 0 | 1;
-  allowed_ips: string[];
-  last_used_at: string | null;
-}
-
-interface Created {
-  token: string;
-  token_id: string;
-  name: string;
-}
+/** The token just created, with the name the form gave it (POST /token does not echo it). */
+type Created = Pick<CreatedTokenView, 'token' | 'token_id'> & { name: string };
 
 /** A duration in seconds as people say it: "90 days", "12 hours". */
 function duration(seconds: number): string {
@@ -43,7 +30,7 @@ function duration(seconds: number): string {
 
 export function TokensPage() {
   const { session } = useSession();
-  const tokens = useLoad(() => api<{ tokens: Token[] }>('GET', '/token').then((a) => a.tokens), []);
+  const tokens = useLoad(() => api<{ tokens: TokenInfoView[] }>('GET', '/token').then((a) => a.tokens), []);
   const [name, setName] = useState('');
   const [ttl, setTtl] = useState('');
   const [ips, setIps] = useState('');
@@ -71,7 +58,7 @@ export function TokensPage() {
     setIps('');
     await tokens.reload();
   });
-  const revoke = useAction(async (token: Token) => {
+  const revoke = useAction(async (token: TokenInfoView) => {
     await api('DELETE', `/token/${token.api_token_id}`);
     if (created?.token_id === token.api_token_id) setCreated(null);
     setNotice(`Token “${token.name}” revoked: it no longer opens the API.`);

@@ -3,6 +3,7 @@
 // sent and what the receiver answered.
 import './account.css';
 import { useEffect, useState } from 'preact/hooks';
+import type { AttemptView } from '../../../src/webhooks/webhooks.schemas.ts';
 import { api } from '../api.ts';
 import { formLevelError } from '../components/account-parts.tsx';
 import { ErrorNotice, Loading, Notice, Pager, PageTitle, useAction, useLoad } from '../components/ui.tsx';
@@ -18,21 +19,7 @@ import { linkTo } from '../router.ts';
 import { useSession } from '../session.ts';
 import { answerTone, lastAnswer } from './webhooks.tsx';
 
-interface Attempt {
-  attempt_id: string;
-  delivery_id: string;
-  event_type: string;
-  event_id: string;
-  attempt: number;
-  http_code: string | null;
-  latency_ms: number;
-  date: string;
-  next_attempt: string | null;
-  error: string | null;
-  request_headers: Record<string, string> | null;
-  request_body: string | null;
-  response_body: string | null;
-}
+type Attempt = AttemptView;
 
 interface AttemptPage {
   deliveries: Attempt[];
