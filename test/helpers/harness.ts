@@ -76,7 +76,7 @@ export async function createHarness(
     DATABASE_URL: databaseUrl,
     LOG_LEVEL: 'silent',
     // Every request of a test comes from one address (inject's 127.0.0.1), on the system clock: the limits
-    // per IP are off unless a test sets them (test/rate-limits.test.ts).
+    // per IP are off unless a test sets them (test/http/rate-limits.test.ts).
     RATE_LIMIT_IP_RPS: '0',
     RATE_LIMIT_AUTH_FAILURES: '0',
     ...env,
