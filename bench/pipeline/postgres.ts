@@ -144,6 +144,24 @@ export class PostgresRound {
     }, intervalMs);
   }
 
+  /**
+   * Waits until the statistics show `rows` inserted into `table` (at most `timeoutMs`): a backend that has
+   * been busy keeps up to a second of counters to itself, and flushes them about 10 s after it goes idle.
+   * A baseline taken right after a load (the send bench's warm-up) would otherwise put the load's tail in it.
+   */
+  async flushed(table: string, rows: number, timeoutMs = 20_000): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const { rows: found } = await this.session.query<{ n: string }>(
+        'select n_tup_ins as n from pg_stat_user_tables where schemaname = $1 and relname = $2',
+        [this.schema, table],
+      );
+      if (Number(found[0]?.n ?? 0) >= rows) return true;
+      if (Date.now() > deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+
   /** CPU so far. */
   usage(): PostgresUsage {
     if (!this.samplers) throw new Error('PostgresRound.usage() before start()');
