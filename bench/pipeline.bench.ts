@@ -1,13 +1,16 @@
-// `npm run bench -- pipeline`: the whole pipeline end to end, Pigeon side by side with Kannel 1.4.5, every
-// part in its own process on 127.0.0.1:
+// `npm run bench -- pipeline`: the whole pipeline end to end, Pigeon (on SQLite, and on PostgreSQL) side by
+// side with Kannel 1.4.5, every part in its own process on 127.0.0.1:
 //
 //   wrk ─ POST /send ──────> Pigeon (npm start) ═╗                       ╔═> POST DLR webhook ─┐
 //                                                ╠═ SMPP ═> SMSC sim ═══╣                      ├─> receiver
 //   wrk ─ GET sendsms ─> smsbox ─> bearerbox ════╝  4 binds × window 100 ╚═> GET dlr-url ──────┘
 //
 // The SMSC (bench/pipeline/smsc.ts, the `smpp` package's server) and the receiver (bench/pipeline/receiver.ts)
-// stay up for the whole run; each round starts a fresh gateway (Pigeon: new SQLite file, account and
-// webhook; Kannel: new config and store) and stops it after. Rounds, each repeated BENCH_PIPELINE_ROUNDS
+// stay up for the whole run; each round starts a fresh gateway (Pigeon: new SQLite file or PostgreSQL schema,
+// account and webhook; Kannel: new config and store) and stops it after. BENCH_PIPELINE_GATEWAYS chooses them
+// (kannel, pigeon-sqlite, pigeon-postgres; `pigeon` is SQLite); Pigeon on PostgreSQL runs on a schema of
+// BENCH_PIPELINE_PG_URL's database, and PostgreSQL's CPU and statistics are counted with it
+// (bench/pipeline/postgres.ts). Rounds, each repeated BENCH_PIPELINE_ROUNDS
 // times with the gateways' order alternating:
 //   (a) saturation: single sends for BENCH_PIPELINE_SECONDS at 64 connections (wrk, 2 threads);
 //   (b) bulk: exactly BENCH_PIPELINE_BULK single sends, time to the last DLR callback;
@@ -27,12 +30,16 @@ import {
   startPigeon,
 } from './pipeline/gateways.ts';
 import { boxTimes, busyPercent, TreeSampler, type TreeUsage, waitQuiet } from './pipeline/measure.ts';
+import { defaultPgUrl, PostgresRound, type PostgresUsage, postgresProblem } from './pipeline/postgres.ts';
 import { Helper, killAll, sleep, spawnGroup, timeLimit, waitFor } from './pipeline/processes.ts';
 import type { ReceiverCounts, ReceiverStats } from './pipeline/receiver.ts';
 import {
   bookkeepingLine,
   type GatewayName,
+  gatewayNames,
+  gatewayTitles,
   type Kind,
+  postgresStatsLines,
   printSummary,
   type RoundRecord,
   roundLine,
@@ -70,6 +77,26 @@ const quietMaxSeconds = setting('BENCH_PIPELINE_QUIET_MAX_S', 60);
 const bulkMaxSeconds = setting('BENCH_PIPELINE_BULK_MAX_S', 600);
 /** Count bound of the saturation round's load per second, far above what either gateway reaches. */
 const saturationMaxPerSecond = 50_000;
+/** The PostgreSQL database Pigeon PG runs on: a fresh schema of it per round. */
+const pgUrl = process.env.BENCH_PIPELINE_PG_URL || defaultPgUrl;
+
+/** BENCH_PIPELINE_GATEWAYS, in its order; `pigeon` (the name before PostgreSQL was measured) is SQLite. */
+function gatewaysWanted(): GatewayName[] {
+  const names = (process.env.BENCH_PIPELINE_GATEWAYS || 'kannel,pigeon-sqlite,pigeon-postgres')
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean)
+    .map((name) => (name === 'pigeon' ? 'pigeon-sqlite' : name));
+  for (const name of names) {
+    if (!gatewayNames.includes(name as GatewayName)) {
+      throw new Error(
+        `BENCH_PIPELINE_GATEWAYS: unknown gateway ${name} (${gatewayNames.join(', ')}, or pigeon)`,
+      );
+    }
+  }
+  return [...new Set(names as GatewayName[])];
+}
+
 const kinds = (process.env.BENCH_PIPELINE_KINDS ?? 'saturation,bulk,campaign,paced').split(',') as Kind[];
 /** Extra environment for Pigeon, to measure a variant: "WEBHOOK_CONCURRENCY_PER_WEBHOOK=64 ...". */
 const pigeonEnv = Object.fromEntries(
@@ -260,6 +287,8 @@ interface Measured {
   smsc: TreeUsage;
   receiver: TreeUsage;
   load: TreeUsage;
+  /** Pigeon on PostgreSQL: the server's processes. */
+  postgres?: PostgresUsage;
   box: { busy: number; total: number };
 }
 
@@ -313,7 +342,7 @@ const wrkBounds: Record<Exclude<Kind, 'campaign'>, { maxRequests: number; second
   },
 };
 
-async function startGateway(harness: Harness, name: GatewayName): Promise<Gateway> {
+async function startGateway(harness: Harness, name: GatewayName, postgres?: PostgresRound): Promise<Gateway> {
   const options: GatewayOptions = {
     repo,
     runDir: harness.runDir,
@@ -324,7 +353,8 @@ async function startGateway(harness: Harness, name: GatewayName): Promise<Gatewa
     boundBinds: async () => (await harness.smsc.ask<SmscStats>('stats')).bound,
     pigeonEnv,
   };
-  return name === 'pigeon' ? startPigeon(options) : startKannel(options);
+  if (name === 'kannel') return startKannel(options);
+  return startPigeon(options, postgres ? { url: postgres.databaseUrl, env: postgres.env } : undefined);
 }
 
 async function round(
@@ -334,186 +364,233 @@ async function round(
   rep: number,
   context: { commit: string; kannelVersion?: string },
 ): Promise<RoundRecord> {
-  const gateway = await startGateway(harness, name);
-  let finished = false;
+  // Pigeon on PostgreSQL gets a schema of its own, dropped after the round whatever happens.
+  const postgres = name === 'pigeon-postgres' ? new PostgresRound(pgUrl) : undefined;
   try {
-    // The gateway's start-up (tsx compiling Pigeon, say) is over before the round starts.
-    const busyBeforePercent = await waitQuiet(quietPercent, quietMaxSeconds);
-    await harness.smsc.ask('reset');
-    await harness.receiver.ask('reset');
-    gateway.markLogs();
-    const samplers = {
-      gateway: new TreeSampler([...gateway.roots]).start(),
-      smsc: new TreeSampler([harness.smsc.pid]).start(),
-      receiver: new TreeSampler([harness.receiver.pid]).start(),
-      load: new TreeSampler([]).start(),
-    };
-    const boxBefore = boxTimes();
-    const benchBefore = process.cpuUsage();
-    const startedMs = Date.now();
-    const measure = (): Measured => ({
-      atMs: Date.now(),
-      bench: cpuSeconds(process.cpuUsage(benchBefore)),
-      gateway: samplers.gateway.usage(),
-      smsc: samplers.smsc.usage(),
-      receiver: samplers.receiver.usage(),
-      load: samplers.load.usage(),
-      box: boxTimes(),
-    });
-    const timeline: [number, number, number, number, number][] = [];
-    const ticker = setInterval(() => {
-      void Promise.all([
-        harness.smsc.ask<SmscStats>('stats'),
-        harness.receiver.ask<ReceiverCounts>('counts'),
-      ]).then(
-        ([smsc, receiver]) => {
-          const usage = samplers.gateway.usage();
-          timeline.push([
-            Math.round((Date.now() - startedMs) / 100) / 10,
-            smsc.submits,
-            receiver.callbacks,
-            Math.round(usage.cpuSeconds * 100) / 100,
-            Math.round(usage.treeRssMb),
-          ]);
-        },
-        () => {},
-      );
-    }, 1_000);
+    await postgres?.connect();
+    const gateway = await startGateway(harness, name, postgres);
+    let record: RoundRecord | undefined;
     try {
-      const onStart = (pid: number) => samplers.load.addRoot(pid);
-      const load =
-        kind === 'campaign'
-          ? await runCampaign(gateway, shape.campaign, onStart)
-          : await runWrk(harness, gateway, wrkBounds[kind], onStart);
-      const loadEndMs = Date.now();
-      const atLoadEnd = {
-        smsc: await harness.smsc.ask<SmscStats>('stats'),
-        receiver: await harness.receiver.ask<ReceiverCounts>('counts'),
-      };
-      const { measured, drained } = await drain(harness, load.accepted, measure);
-      // CPU is what was used until the last callback; memory peaks are those of the whole round.
-      const memory = samplers.gateway.stop();
-      const smsc = await harness.smsc.ask<SmscStats>('stats');
-      const receiver = await harness.receiver.ask<ReceiverStats>('stats');
-
-      const measuredSeconds = (measured.atMs - startedMs) / 1000;
-      const boxBusy = busyPercent(boxBefore, measured.box);
-      const percentOfCore = (usage: TreeUsage) => (100 * usage.cpuSeconds) / measuredSeconds;
-      const duringLoadSeconds = (loadEndMs - load.startMs) / 1000;
-      const lastCallbackAfterS = receiver.lastMs ? (receiver.lastMs - load.startMs) / 1000 : null;
-      const exact =
-        drained &&
-        receiver.duplicates === 0 &&
-        receiver.withoutKey === 0 &&
-        receiver.badBodies === 0 &&
-        receiver.callbacks === receiver.distinct &&
-        receiver.callbacks === smsc.submits &&
-        load.accepted > 0 &&
-        load.accepted <= receiver.callbacks &&
-        smsc.submits <= load.sent;
-      finished = true;
-      return {
-        at: new Date(startedMs).toISOString(),
-        commit: context.commit,
-        kannelVersion: name === 'kannel' ? context.kannelVersion : undefined,
-        gateway: name,
-        kind,
-        rep,
-        shape: {
-          connections: kind === 'campaign' ? 1 : shape.connections,
-          binds: shape.binds,
-          window: shape.window,
-          ...(kind === 'saturation' ? { seconds: shape.seconds } : {}),
-          ...(kind === 'bulk' ? { sends: shape.bulk } : {}),
-          ...(kind === 'campaign' ? { recipients: shape.campaign } : {}),
-          ...(kind === 'paced' ? { rate: shape.pacedRate, seconds: shape.pacedSeconds } : {}),
-          ...(name === 'pigeon' && Object.keys(pigeonEnv).length > 0
-            ? { pigeonEnv: process.env.BENCH_PIPELINE_PIGEON_ENV ?? '' }
-            : {}),
-        },
-        load: {
-          sent: load.sent,
-          accepted: load.accepted,
-          rejected: load.rejected,
-          socketErrors: load.socketErrors,
-          seconds: load.seconds,
-          acceptedPerS: load.accepted / load.seconds,
-          httpP50Ms: load.httpP50Ms,
-          httpP99Ms: load.httpP99Ms,
-          firstRejected: load.firstRejected,
-          answerMs: load.answerMs,
-        },
-        duringLoad: {
-          seconds: duringLoadSeconds,
-          submits: atLoadEnd.smsc.submits,
-          callbacks: atLoadEnd.receiver.callbacks,
-          callbacksPerS: atLoadEnd.receiver.callbacks / duringLoadSeconds,
-        },
-        lastCallbackAfterS,
-        callbacksPerS: lastCallbackAfterS ? receiver.callbacks / lastCallbackAfterS : null,
-        latencyMs: { p50: receiver.latency.p50, p99: receiver.latency.p99, max: receiver.latency.max },
-        usage: {
-          cpuSeconds: measured.gateway.cpuSeconds,
-          cpuMsPerMessage: receiver.callbacks
-            ? (1000 * measured.gateway.cpuSeconds) / receiver.callbacks
-            : null,
-          cpuPercentOfCore: percentOfCore(measured.gateway),
-          peakTreeRssMb: memory.peakTreeRssMb,
-          peakProcessRssMb: memory.peakProcessRssMb,
-          processes: memory.processes,
-          problems: gateway.problems(),
-        },
-        harnessCpuPercent: {
-          smsc: percentOfCore(measured.smsc),
-          receiver: percentOfCore(measured.receiver),
-          load: percentOfCore(measured.load),
-          bench: (100 * measured.bench) / measuredSeconds,
-        },
-        box: {
-          busyPercent: boxBusy,
-          busyBeforePercent,
-          otherPercentOfCore:
-            boxBusy * availableParallelism() -
-            (100 *
-              (measured.gateway.cpuSeconds +
-                measured.smsc.cpuSeconds +
-                measured.receiver.cpuSeconds +
-                measured.load.cpuSeconds +
-                measured.bench)) /
-              measuredSeconds,
-        },
-        measuredSeconds,
-        bookkeeping: {
-          sent: load.sent,
-          accepted: load.accepted,
-          submits: smsc.submits,
-          receiptsSent: smsc.receiptsSent,
-          receiptsAnswered: smsc.receiptsAnswered,
-          callbacks: receiver.callbacks,
-          distinct: receiver.distinct,
-          duplicates: receiver.duplicates,
-          withoutKey: receiver.withoutKey,
-          badBodies: receiver.badBodies,
-          drained,
-          exact,
-        },
-        timeline,
-      };
+      record = await measureRound(harness, gateway, name, kind, rep, context, postgres);
     } finally {
-      clearInterval(ticker);
-      for (const sampler of Object.values(samplers)) sampler.stop();
+      await gateway.stop();
+      // The next gateway's binds are counted at the SMSC: this one's must be gone first.
+      await waitFor(
+        `${name}'s SMPP sessions closed`,
+        async () => (await harness.smsc.ask<SmscStats>('stats')).bound === 0,
+        { timeoutMs: 15_000 },
+      );
+      // A round that ran keeps nothing (Pigeon's database of a bulk round is hundreds of MB); one that failed
+      // keeps its logs.
+      if (record && !process.env.BENCH_PIPELINE_KEEP) rmSync(gateway.dir, { recursive: true, force: true });
     }
+    // Read once the gateway has stopped: its backends flush their statistics when they exit. Per message
+    // that had its callback: wrk does not count the answers still in flight when it is stopped.
+    if (postgres && record.postgres) {
+      record.postgres.stats = await postgres.finish(record.bookkeeping.callbacks);
+    }
+    return record;
   } finally {
-    await gateway.stop();
-    // The next gateway's binds are counted at the SMSC: this one's must be gone first.
-    await waitFor(
-      `${name}'s SMPP sessions closed`,
-      async () => (await harness.smsc.ask<SmscStats>('stats')).bound === 0,
-      { timeoutMs: 15_000 },
+    await postgres?.drop().catch((error: Error) => {
+      console.log(`  could not drop schema ${postgres.schema}: ${error.message}`);
+    });
+  }
+}
+
+/** One round on a started gateway: the load, the drain, and what everything used meanwhile. */
+async function measureRound(
+  harness: Harness,
+  gateway: Gateway,
+  name: GatewayName,
+  kind: Kind,
+  rep: number,
+  context: { commit: string; kannelVersion?: string },
+  postgres: PostgresRound | undefined,
+): Promise<RoundRecord> {
+  // The gateway's start-up (tsx compiling Pigeon, say) is over before the round starts.
+  const busyBeforePercent = await waitQuiet(quietPercent, quietMaxSeconds);
+  await harness.smsc.ask('reset');
+  await harness.receiver.ask('reset');
+  gateway.markLogs();
+  const samplers = {
+    gateway: new TreeSampler([...gateway.roots]).start(),
+    smsc: new TreeSampler([harness.smsc.pid]).start(),
+    receiver: new TreeSampler([harness.receiver.pid]).start(),
+    load: new TreeSampler([]).start(),
+  };
+  await postgres?.start();
+  const boxBefore = boxTimes();
+  const benchBefore = process.cpuUsage();
+  const startedMs = Date.now();
+  const measure = (): Measured => ({
+    atMs: Date.now(),
+    bench: cpuSeconds(process.cpuUsage(benchBefore)),
+    gateway: samplers.gateway.usage(),
+    smsc: samplers.smsc.usage(),
+    receiver: samplers.receiver.usage(),
+    load: samplers.load.usage(),
+    postgres: postgres?.usage(),
+    box: boxTimes(),
+  });
+  const timeline: [number, number, number, number, number][] = [];
+  const ticker = setInterval(() => {
+    void Promise.all([
+      harness.smsc.ask<SmscStats>('stats'),
+      harness.receiver.ask<ReceiverCounts>('counts'),
+    ]).then(
+      ([smsc, receiver]) => {
+        const usage = samplers.gateway.usage();
+        timeline.push([
+          Math.round((Date.now() - startedMs) / 100) / 10,
+          smsc.submits,
+          receiver.callbacks,
+          Math.round(usage.cpuSeconds * 100) / 100,
+          Math.round(usage.treeRssMb),
+        ]);
+      },
+      () => {},
     );
-    // A round that ran keeps nothing (Pigeon's database of a bulk round is hundreds of MB); one that failed
-    // keeps its logs.
-    if (finished && !process.env.BENCH_PIPELINE_KEEP) rmSync(gateway.dir, { recursive: true, force: true });
+  }, 1_000);
+  try {
+    const onStart = (pid: number) => samplers.load.addRoot(pid);
+    const load =
+      kind === 'campaign'
+        ? await runCampaign(gateway, shape.campaign, onStart)
+        : await runWrk(harness, gateway, wrkBounds[kind], onStart);
+    const loadEndMs = Date.now();
+    const atLoadEnd = {
+      smsc: await harness.smsc.ask<SmscStats>('stats'),
+      receiver: await harness.receiver.ask<ReceiverCounts>('counts'),
+    };
+    const { measured, drained } = await drain(harness, load.accepted, measure);
+    // CPU is what was used until the last callback; memory peaks are those of the whole round.
+    const memory = samplers.gateway.stop();
+    const smsc = await harness.smsc.ask<SmscStats>('stats');
+    const receiver = await harness.receiver.ask<ReceiverStats>('stats');
+
+    const measuredSeconds = (measured.atMs - startedMs) / 1000;
+    const boxBusy = busyPercent(boxBefore, measured.box);
+    const percentOfCore = (usage: TreeUsage) => (100 * usage.cpuSeconds) / measuredSeconds;
+    const duringLoadSeconds = (loadEndMs - load.startMs) / 1000;
+    const lastCallbackAfterS = receiver.lastMs ? (receiver.lastMs - load.startMs) / 1000 : null;
+    const exact =
+      drained &&
+      receiver.duplicates === 0 &&
+      receiver.withoutKey === 0 &&
+      receiver.badBodies === 0 &&
+      receiver.callbacks === receiver.distinct &&
+      receiver.callbacks === smsc.submits &&
+      load.accepted > 0 &&
+      load.accepted <= receiver.callbacks &&
+      smsc.submits <= load.sent;
+    const pg = measured.postgres;
+    const pgCpuSeconds = pg ? pg.backends.cpuSeconds + pg.background.cpuSeconds : 0;
+    const perMessage = (cpuSeconds: number) =>
+      receiver.callbacks ? (1000 * cpuSeconds) / receiver.callbacks : null;
+    return {
+      at: new Date(startedMs).toISOString(),
+      commit: context.commit,
+      kannelVersion: name === 'kannel' ? context.kannelVersion : undefined,
+      gateway: name,
+      kind,
+      rep,
+      shape: {
+        connections: kind === 'campaign' ? 1 : shape.connections,
+        binds: shape.binds,
+        window: shape.window,
+        ...(kind === 'saturation' ? { seconds: shape.seconds } : {}),
+        ...(kind === 'bulk' ? { sends: shape.bulk } : {}),
+        ...(kind === 'campaign' ? { recipients: shape.campaign } : {}),
+        ...(kind === 'paced' ? { rate: shape.pacedRate, seconds: shape.pacedSeconds } : {}),
+        ...(name !== 'kannel' && Object.keys(pigeonEnv).length > 0
+          ? { pigeonEnv: process.env.BENCH_PIPELINE_PIGEON_ENV ?? '' }
+          : {}),
+      },
+      load: {
+        sent: load.sent,
+        accepted: load.accepted,
+        rejected: load.rejected,
+        socketErrors: load.socketErrors,
+        seconds: load.seconds,
+        acceptedPerS: load.accepted / load.seconds,
+        httpP50Ms: load.httpP50Ms,
+        httpP99Ms: load.httpP99Ms,
+        firstRejected: load.firstRejected,
+        answerMs: load.answerMs,
+      },
+      duringLoad: {
+        seconds: duringLoadSeconds,
+        submits: atLoadEnd.smsc.submits,
+        callbacks: atLoadEnd.receiver.callbacks,
+        callbacksPerS: atLoadEnd.receiver.callbacks / duringLoadSeconds,
+      },
+      lastCallbackAfterS,
+      callbacksPerS: lastCallbackAfterS ? receiver.callbacks / lastCallbackAfterS : null,
+      latencyMs: { p50: receiver.latency.p50, p99: receiver.latency.p99, max: receiver.latency.max },
+      usage: {
+        cpuSeconds: measured.gateway.cpuSeconds,
+        cpuMsPerMessage: perMessage(measured.gateway.cpuSeconds),
+        withDatabaseCpuMsPerMessage: perMessage(measured.gateway.cpuSeconds + pgCpuSeconds),
+        cpuPercentOfCore: percentOfCore(measured.gateway),
+        peakTreeRssMb: memory.peakTreeRssMb,
+        peakProcessRssMb: memory.peakProcessRssMb,
+        processes: memory.processes,
+        problems: gateway.problems(),
+      },
+      ...(postgres && pg
+        ? {
+            postgres: {
+              schema: postgres.schema,
+              backendsCpuSeconds: pg.backends.cpuSeconds,
+              backendsCpuMsPerMessage: perMessage(pg.backends.cpuSeconds),
+              backgroundCpuSeconds: pg.background.cpuSeconds,
+              backgroundCpuMsPerMessage: perMessage(pg.background.cpuSeconds),
+              cpuMsPerMessage: perMessage(pgCpuSeconds),
+              backends: pg.backends.processes,
+            },
+          }
+        : {}),
+      harnessCpuPercent: {
+        smsc: percentOfCore(measured.smsc),
+        receiver: percentOfCore(measured.receiver),
+        load: percentOfCore(measured.load),
+        bench: (100 * measured.bench) / measuredSeconds,
+      },
+      box: {
+        busyPercent: boxBusy,
+        busyBeforePercent,
+        otherPercentOfCore:
+          boxBusy * availableParallelism() -
+          (100 *
+            (measured.gateway.cpuSeconds +
+              pgCpuSeconds +
+              measured.smsc.cpuSeconds +
+              measured.receiver.cpuSeconds +
+              measured.load.cpuSeconds +
+              measured.bench)) /
+            measuredSeconds,
+      },
+      measuredSeconds,
+      bookkeeping: {
+        sent: load.sent,
+        accepted: load.accepted,
+        submits: smsc.submits,
+        receiptsSent: smsc.receiptsSent,
+        receiptsAnswered: smsc.receiptsAnswered,
+        callbacks: receiver.callbacks,
+        distinct: receiver.distinct,
+        duplicates: receiver.duplicates,
+        withoutKey: receiver.withoutKey,
+        badBodies: receiver.badBodies,
+        drained,
+        exact,
+      },
+      timeline,
+    };
+  } finally {
+    clearInterval(ticker);
+    for (const sampler of Object.values(samplers)) sampler.stop();
+    postgres?.stopSampling();
   }
 }
 
@@ -524,14 +601,22 @@ export async function run(): Promise<void> {
     return;
   }
   const kannel = onPath('bearerbox') && onPath('smsbox') ? kannelVersion() : undefined;
-  const gateways = (process.env.BENCH_PIPELINE_GATEWAYS ?? 'kannel,pigeon')
-    .split(',')
-    .filter((g): g is GatewayName => g === 'pigeon' || (g === 'kannel' && kannel !== undefined));
-  if (!kannel) {
+  const gateways = gatewaysWanted();
+  if (gateways.includes('kannel') && !kannel) {
+    gateways.splice(gateways.indexOf('kannel'), 1);
     console.log(
       'Kannel is not installed: measuring Pigeon alone. For the comparison: apt-get install kannel ' +
         '(then stop and disable the kannel service the package starts: the bench runs its own bearerbox and smsbox).',
     );
+  }
+  if (gateways.includes('pigeon-postgres')) {
+    const problem = await postgresProblem(pgUrl);
+    if (problem) {
+      gateways.splice(gateways.indexOf('pigeon-postgres'), 1);
+      console.log(
+        `PostgreSQL at ${pgUrl} does not answer (${problem}): no Pigeon PG rounds. Set BENCH_PIPELINE_PG_URL.`,
+      );
+    }
   }
   const commit = commitOf(repo);
   const resultsDir = '/tmp/pigeon-bench-pipeline';
@@ -541,7 +626,8 @@ export async function run(): Promise<void> {
     join(resultsDir, `results-${new Date().toISOString().replace(/[:.]/g, '-')}.jsonl`);
   const runDir = mkdtempSync('/tmp/pigeon-bench-pipeline-run-');
   console.log(
-    `pipeline: Pigeon ${commit}${kannel ? ` and Kannel ${kannel}` : ''}, each round ${shape.rounds} times; saturation ` +
+    `pipeline: ${gateways.map((g) => gatewayTitles[g]).join(', ')} (Pigeon ${commit}${kannel ? `, Kannel ${kannel}` : ''}` +
+      `${gateways.includes('pigeon-postgres') ? `, PostgreSQL ${pgUrl}` : ''}), each round ${shape.rounds} times; saturation ` +
       `${shape.seconds} s, bulk ${shape.bulk}, campaign ${shape.campaign}, paced ${shape.pacedRate}/s for ` +
       `${shape.pacedSeconds} s; ${shape.connections} connections, ${shape.binds} binds × window ${shape.window}; ` +
       `one JSON line per round in ${results}`,
@@ -573,7 +659,8 @@ export async function run(): Promise<void> {
       for (const kind of ['saturation', 'bulk', 'paced'] as Kind[]) {
         if (enabled(kind)) for (const name of order) plan.push([name, kind]);
       }
-      if (enabled('campaign') && gateways.includes('pigeon')) plan.push(['pigeon', 'campaign']);
+      // The campaign is Pigeon's alone (Kannel has no such request).
+      if (enabled('campaign')) for (const name of order) if (name !== 'kannel') plan.push([name, 'campaign']);
       for (const [name, kind] of plan) {
         console.log(`round ${rep}: ${name} ${kind}`);
         try {
@@ -588,6 +675,9 @@ export async function run(): Promise<void> {
             );
           }
           if (record.usage.problems) console.log(`  ${name} logged: ${record.usage.problems}`);
+          for (const line of record.postgres?.stats ? postgresStatsLines(record.postgres.stats) : []) {
+            console.log(`  ${line}`);
+          }
         } catch (error) {
           failures++;
           console.log(`  round failed: ${(error as Error).message}`);
@@ -602,7 +692,7 @@ export async function run(): Promise<void> {
     process.off('exit', killAll);
   }
 
-  const exact = printSummary(records, shape, kannel !== undefined && gateways.includes('kannel'));
+  const exact = printSummary(records, shape);
   console.log(`\nOne JSON line per round: ${results}`);
   if (failures > 0) console.log(`${failures} round(s) could not run; their files are in ${runDir}`);
   else if (process.env.BENCH_PIPELINE_KEEP) console.log(`Gateway files kept in ${runDir}`);

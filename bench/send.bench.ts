@@ -3,6 +3,9 @@
 //   (a) single-recipient sends: requests/s with 64 connections for 15 s;
 //   (b) one send of 100,000 distinct recipients with one link: wall time and the server's peak RSS.
 // Run: npm run bench -- send    (BENCH_SEND_SECONDS and BENCH_SEND_RECIPIENTS shorten it).
+// BENCH_SEND_DATABASES=sqlite,postgres runs both on each database, alternating ((a) in that order, (b) in the
+// other); on PostgreSQL (BENCH_SEND_PG_URL, a fresh schema per server) the server's CPU is counted with that
+// of the PostgreSQL backends serving it, and the schema's table statistics are printed per send.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -13,6 +16,8 @@ import pino from 'pino';
 import { loadConfig } from '../src/config.ts';
 import { createDeps } from '../src/deps.ts';
 import { buildApi } from '../src/runtime.ts';
+import { defaultPgUrl, PostgresRound } from './pipeline/postgres.ts';
+import { postgresStatsLines } from './pipeline/report.ts';
 
 interface AutocannonResult {
   requests: { average: number; total: number };
@@ -29,6 +34,38 @@ const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 const here = fileURLToPath(import.meta.url);
 const seconds = Number(process.env.BENCH_SEND_SECONDS ?? 15);
 const bulkRecipients = Number(process.env.BENCH_SEND_RECIPIENTS ?? 100_000);
+const databases = (process.env.BENCH_SEND_DATABASES || 'sqlite').split(',').map((name) => name.trim());
+for (const name of databases) {
+  if (name !== 'sqlite' && name !== 'postgres') {
+    throw new Error(`BENCH_SEND_DATABASES: sqlite or postgres, not ${name}`);
+  }
+}
+const pgUrl = process.env.BENCH_SEND_PG_URL || defaultPgUrl;
+
+/** Where one server stores: a temp SQLite file, or a fresh PostgreSQL schema (dropped by cleanup). */
+interface BenchDatabase {
+  name: string;
+  url: string;
+  /** The server's environment beside DATABASE_URL. */
+  env: Record<string, string>;
+  postgres?: PostgresRound;
+  cleanup(): Promise<void>;
+}
+
+async function benchDatabase(kind: string, dir: string, file: string): Promise<BenchDatabase> {
+  if (kind === 'sqlite') {
+    return { name: 'SQLite', url: join(dir, file), env: {}, cleanup: async () => {} };
+  }
+  const postgres = new PostgresRound(pgUrl);
+  await postgres.connect();
+  return {
+    name: 'PostgreSQL',
+    url: postgres.databaseUrl,
+    env: postgres.env,
+    postgres,
+    cleanup: () => postgres.drop(),
+  };
+}
 
 /** The child: serve the API on an ephemeral port and say where on stdout. */
 async function serveChild(): Promise<void> {
@@ -50,12 +87,12 @@ interface Server {
   stop(): Promise<void>;
 }
 
-async function startServer(databaseUrl: string): Promise<Server> {
+async function startServer(database: BenchDatabase): Promise<Server> {
   const child = spawn(
     process.execPath,
     [...(process.env.BENCH_SEND_NODE_FLAGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', here],
     {
-      env: { ...process.env, PIGEON_SEND_BENCH_CHILD: '1', DATABASE_URL: databaseUrl },
+      env: { ...process.env, ...database.env, PIGEON_SEND_BENCH_CHILD: '1', DATABASE_URL: database.url },
       stdio: ['ignore', 'pipe', 'inherit'],
     },
   );
@@ -73,6 +110,7 @@ async function startServer(databaseUrl: string): Promise<Server> {
     child,
     stop: () =>
       new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
       }),
@@ -121,10 +159,9 @@ async function countCampaigns(databaseUrl: string): Promise<number> {
   }
 }
 
-async function singleRecipientRate(dir: string): Promise<void> {
-  const databaseUrl = join(dir, 'rate.db');
-  const token = await setupAccount(databaseUrl);
-  const server = await startServer(databaseUrl);
+async function singleRecipientRate(database: BenchDatabase): Promise<void> {
+  const token = await setupAccount(database.url);
+  const server = await startServer(database);
   try {
     const body = JSON.stringify({
       sms: {
@@ -144,20 +181,42 @@ async function singleRecipientRate(dir: string): Promise<void> {
     };
     // A short warm-up lets V8 optimize the hot path before the measured run.
     await autocannon({ ...request, connections: 16, duration: 2 });
-    const warmed = await countCampaigns(databaseUrl);
+    const warmed = await countCampaigns(database.url);
+    if (database.postgres && !(await database.postgres.flushed('campaigns', warmed))) {
+      console.log("    PostgreSQL's statistics still lack some of the warm-up: they are counted in (a)'s");
+    }
+    await database.postgres?.start();
     const cpuBefore = cpuMsOf(server.child.pid!);
     const result = await autocannon({ ...request, connections: 64, duration: seconds });
     const cpuMs = cpuMsOf(server.child.pid!) - cpuBefore;
-    const stored = (await countCampaigns(databaseUrl)) - warmed;
+    const pgUsage = database.postgres?.usage();
     const mem = memoryOf(server.child.pid!);
+    // The server stops before the campaigns are counted: its backends flush their statistics as they exit,
+    // and the count's own scan is not the round's.
+    await server.stop();
+    let stored = 0;
+    const countStored = async () => {
+      stored = (await countCampaigns(database.url)) - warmed;
+      return stored;
+    };
+    const stats = database.postgres ? await database.postgres.finish(countStored) : undefined;
+    if (!stats) await countStored();
+    const pgMs = pgUsage ? 1000 * (pgUsage.backends.cpuSeconds + pgUsage.background.cpuSeconds) : 0;
+    const perSend = (ms: number) => Math.round((ms * 1000) / stored);
     console.log(
-      `(a) POST /send, 1 recipient + 1 link, 64 connections, ${seconds} s, server in a child process:\n` +
+      `(a) ${database.name}: POST /send, 1 recipient + 1 link, 64 connections, ${seconds} s, server in a child process:\n` +
         `    ${Math.round(result.requests.average)} req/s average (${result.requests.total} requests), ` +
         `latency p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms; ` +
         `non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts}; ` +
         `campaigns stored ${stored}; server RSS ${mem.rssMb} MB (peak ${mem.peakMb} MB)\n` +
-        `    server CPU ${Math.round((cpuMs * 1000) / stored)} µs per send (${Math.round(cpuMs / 10 / seconds)}% of one core)`,
+        `    server CPU ${perSend(cpuMs)} µs per send (${Math.round(cpuMs / 10 / seconds)}% of one core)` +
+        (pgUsage
+          ? ` + PostgreSQL ${perSend(pgMs)} µs (backends ${perSend(1000 * pgUsage.backends.cpuSeconds)}, up to ` +
+            `${pgUsage.backends.processes} at once; background ${perSend(1000 * pgUsage.background.cpuSeconds)}) = ` +
+            `${perSend(cpuMs + pgMs)} µs per send`
+          : ''),
     );
+    for (const line of stats ? postgresStatsLines(stats) : []) console.log(`    ${line}`);
     // autocannon stops counting at the deadline, so up to one request per connection is stored but uncounted.
     if (stored < result['2xx'] || stored > result['2xx'] + 64) {
       console.log(`    WARNING: ${result['2xx']} answers 2xx but ${stored} campaigns stored`);
@@ -167,10 +226,9 @@ async function singleRecipientRate(dir: string): Promise<void> {
   }
 }
 
-async function bulkSend(dir: string): Promise<void> {
-  const databaseUrl = join(dir, 'bulk.db');
-  const token = await setupAccount(databaseUrl);
-  const server = await startServer(databaseUrl);
+async function bulkSend(database: BenchDatabase): Promise<void> {
+  const token = await setupAccount(database.url);
+  const server = await startServer(database);
   try {
     const gsm = Array.from({ length: bulkRecipients }, (_, i) => ({ value: `336${10_000_000 + i}` }));
     const body = JSON.stringify({
@@ -194,7 +252,7 @@ async function bulkSend(dir: string): Promise<void> {
     const elapsedMs = performance.now() - started;
     const after = memoryOf(server.child.pid!);
     console.log(
-      `(b) POST /send with ${bulkRecipients} distinct recipients and 1 link (${(body.length / 1e6).toFixed(1)} MB body):\n` +
+      `(b) ${database.name}: POST /send with ${bulkRecipients} distinct recipients and 1 link (${(body.length / 1e6).toFixed(1)} MB body):\n` +
         `    ${Math.round(elapsedMs)} ms; server RSS ${before.rssMb} MB before, peak ${after.peakMb} MB; ` +
         `answer status ${answer.status}, sent ${answer.sent}, cost ${answer.cost}`,
     );
@@ -205,9 +263,22 @@ async function bulkSend(dir: string): Promise<void> {
 
 export async function run(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'pigeon-send-bench-'));
+  // Each database in turn, (b) in the other order than (a): neither always runs on a box the other warmed.
+  const rounds: [(database: BenchDatabase) => Promise<void>, string[], string][] = [
+    [singleRecipientRate, databases, 'rate.db'],
+    [bulkSend, [...databases].reverse(), 'bulk.db'],
+  ];
   try {
-    await singleRecipientRate(dir);
-    await bulkSend(dir);
+    for (const [measure, order, file] of rounds) {
+      for (const kind of order) {
+        const database = await benchDatabase(kind, dir, file);
+        try {
+          await measure(database);
+        } finally {
+          await database.cleanup();
+        }
+      }
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

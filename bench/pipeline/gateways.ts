@@ -1,6 +1,7 @@
 // The two gateways of the pipeline bench, each started fresh for a round and stopped after it:
-//   - Pigeon exactly as a user runs it: `npm start` in the checkout, configured by its environment, with an
-//     account made by `npx pigeon account create` and a DLR webhook registered through POST /webhook;
+//   - Pigeon exactly as a user runs it: `npm start` in the checkout, configured by its environment (a fresh
+//     SQLite file, or a fresh PostgreSQL schema), with an account made by `npx pigeon account create` and a
+//     DLR webhook registered through POST /webhook;
 //   - Kannel 1.4.5 (Debian's bearerbox and smsbox) on a config written from kannel.conf.tmpl.
 // Both bind 4 transceivers with a window of 100 to the bench's SMSC and call back the bench's receiver.
 import { execFile, execFileSync } from 'node:child_process';
@@ -70,12 +71,20 @@ export interface GatewayOptions {
 
 const run = promisify(execFile);
 
-export async function startPigeon(options: GatewayOptions): Promise<Gateway> {
+/**
+ * Pigeon on a fresh SQLite file in its temp dir, or on `database` (PostgreSQL: a URL naming a fresh schema,
+ * and the environment its connections need, such as their application name).
+ */
+export async function startPigeon(
+  options: GatewayOptions,
+  database?: { url: string; env: Record<string, string> },
+): Promise<Gateway> {
   const dir = mkdtempSync(join(options.runDir, 'pigeon-'));
   const [port, linkPort] = [await freePort(), await freePort()];
   const env: NodeJS.ProcessEnv = {
     ...process.env,
-    DATABASE_URL: join(dir, 'pigeon.db'),
+    DATABASE_URL: database?.url ?? join(dir, 'pigeon.db'),
+    ...database?.env,
     TRANSPORT: 'smpp',
     SMPP_URL: `smpp://pigeon:secret@127.0.0.1:${options.smscPort}`,
     SMPP_BINDS: String(options.binds),

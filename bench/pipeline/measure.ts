@@ -80,7 +80,11 @@ export interface TreeUsage {
   processes: number;
 }
 
-export class TreeSampler {
+/**
+ * Samples the processes `pids()` names at each tick (the set may change between ticks: a process first seen
+ * after the start counts from its own start).
+ */
+export class ProcessSampler {
   private readonly seen = new Map<string, { base: number; last: number }>();
   private started = false;
   private timer: NodeJS.Timeout | undefined;
@@ -89,11 +93,7 @@ export class TreeSampler {
   private peakProcessKb = 0;
   private mostProcesses = 0;
 
-  constructor(private readonly roots: number[]) {}
-
-  addRoot(pid: number): void {
-    this.roots.push(pid);
-  }
+  constructor(private readonly pids: () => number[]) {}
 
   /** Takes the baseline now, then samples every `intervalMs` until stop(). */
   start(intervalMs = 250): this {
@@ -125,21 +125,34 @@ export class TreeSampler {
   private sample(): void {
     let treeKb = 0;
     let count = 0;
-    for (const root of this.roots) {
-      for (const pid of processTree(root)) {
-        const reading = read(pid);
-        if (!reading) continue;
-        count++;
-        treeKb += reading.rssKb;
-        this.peakProcessKb = Math.max(this.peakProcessKb, reading.hwmKb);
-        const known = this.seen.get(reading.key);
-        if (known) known.last = reading.ticks;
-        else this.seen.set(reading.key, { base: this.started ? 0 : reading.ticks, last: reading.ticks });
-      }
+    for (const pid of this.pids()) {
+      const reading = read(pid);
+      if (!reading) continue;
+      count++;
+      treeKb += reading.rssKb;
+      this.peakProcessKb = Math.max(this.peakProcessKb, reading.hwmKb);
+      const known = this.seen.get(reading.key);
+      if (known) known.last = reading.ticks;
+      else this.seen.set(reading.key, { base: this.started ? 0 : reading.ticks, last: reading.ticks });
     }
     this.lastTreeKb = treeKb;
     this.peakTreeKb = Math.max(this.peakTreeKb, treeKb);
     this.mostProcesses = Math.max(this.mostProcesses, count);
+  }
+}
+
+/** Samples whole process trees: each tick walks them again, so processes started meanwhile count too. */
+export class TreeSampler extends ProcessSampler {
+  private readonly roots: number[];
+
+  constructor(roots: number[]) {
+    const all = [...roots];
+    super(() => all.flatMap(processTree));
+    this.roots = all;
+  }
+
+  addRoot(pid: number): void {
+    this.roots.push(pid);
   }
 }
 
