@@ -14,7 +14,8 @@ import { loadConfig } from '../src/config.ts';
 import { createDeps, type Deps } from '../src/deps.ts';
 import type { App } from '../src/http/types.ts';
 import { buildApi } from '../src/runtime.ts';
-import { withAdvisoryLock } from '../src/store/db.ts';
+import { openStore, withAdvisoryLock } from '../src/store/db.ts';
+import { migrate } from '../src/store/migrate.ts';
 import { type MoveLine, moveToPostgres } from '../src/store/move.ts';
 import { pigeonOn } from './helpers/cli.ts';
 import { call, createHarness, type Harness, type TestAccount } from './helpers/harness.ts';
@@ -444,7 +445,7 @@ describe.skipIf(!pgUrl)('pigeon move refuses', () => {
     }
   });
 
-  it('a target that is not PostgreSQL, or a source that is, with a clear message', async () => {
+  it('a target that is not PostgreSQL or cannot be reached, or a source that is PostgreSQL or missing, with a clear message', async () => {
     const h = await createHarness('sqlite');
     try {
       const toFile = await pigeonOn(h.databaseUrl, 'move', '--to', '/tmp/other.db');
@@ -453,17 +454,31 @@ describe.skipIf(!pgUrl)('pigeon move refuses', () => {
       const fromPg = await pigeonOn(pgUrl, 'move', '--to', pgUrl);
       expect(fromPg.code).toBe(1);
       expect(fromPg.stderr).toContain('DATABASE_URL is already PostgreSQL');
+      const unreachable = await pigeonOn(
+        h.databaseUrl,
+        'move',
+        '--to',
+        'postgres://pigeon:secret@127.0.0.1:1/none',
+      );
+      expect(unreachable.code).toBe(1);
+      expect(unreachable.stderr).toContain(
+        'cannot reach the target database postgres://pigeon:***@127.0.0.1:1/none',
+      );
+      expect(unreachable.stderr).not.toContain('secret');
+      const noSource = await pigeonOn(`${h.databaseUrl}.missing`, 'move', '--to', pgUrl);
+      expect(noSource.code).toBe(1);
+      expect(noSource.stderr).toContain('no SQLite database at');
       const noTarget = await pigeonOn(h.databaseUrl, 'move');
       expect(noTarget.code).toBe(2);
       expect(noTarget.stderr).toContain('move needs --to');
     } finally {
       await h.close();
     }
-  });
+  }, 60_000);
 });
 
 describe.skipIf(!pgUrl)('pigeon move in keyset pages', () => {
-  it('pages of one row still move every row, ids kept, and the check holds', async () => {
+  it('pages of one row still move every row, ids kept, into a database a Pigeon already migrated (and left empty)', async () => {
     const h = await createHarness('sqlite');
     const target = freshSchema();
     try {
@@ -478,6 +493,10 @@ describe.skipIf(!pgUrl)('pigeon move in keyset pages', () => {
         },
       });
       expect(r.body.status, r.body.details).toBe(1);
+      // A Pigeon started once on the target, with nothing done: only its migrations' own rows (a cursor).
+      const started = await openStore(target.url);
+      await migrate(started);
+      await started.destroy();
       const reported: MoveLine[] = [];
       expect(
         await moveToPostgres(h.databaseUrl, target.url, { pageRows: 1, report: (l) => reported.push(l) }),

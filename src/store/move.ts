@@ -3,6 +3,7 @@
 // write lock, so a server left running cannot acknowledge a write the copy would miss); the target is migrated
 // first, must hold no Pigeon data, and receives every table in one transaction: a failure leaves it as empty
 // as it was. Tables are read a keyset page at a time, so a million messages are never held at once.
+import { existsSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
 import { insertRows } from './bulk-insert.ts';
@@ -46,6 +47,8 @@ export async function moveToPostgres(
     throw new MoveRefused('--to must be a PostgreSQL URL: postgres://user@host:5432/database[?schema=name]');
   const path = sqlitePath(sourceUrl);
   if (path === ':memory:') throw new MoveRefused('DATABASE_URL is :memory:, which no other process can read');
+  if (!existsSync(path))
+    throw new MoveRefused(`no SQLite database at ${path} (DATABASE_URL): nothing to move`);
   // The source is brought to this version's schema first, as any command would: both sides then have the same
   // tables and columns.
   const sourceStore = await openStore(sourceUrl);
@@ -54,8 +57,8 @@ export async function moveToPostgres(
   } finally {
     await sourceStore.destroy();
   }
+  const target = await openTarget(targetUrl);
   const source = new BetterSqlite3(path, { fileMustExist: true, timeout: lockWaitMs });
-  const target = await openStore(targetUrl);
   try {
     // The write lock, taken before the first read: the snapshot read below is the database's last state.
     source.exec('begin immediate');
@@ -79,6 +82,19 @@ export async function moveToPostgres(
     if (source.inTransaction) source.exec('rollback');
     source.close();
     await target.destroy();
+  }
+}
+
+/** The target, answering: a server that cannot be reached is named, without its password. */
+async function openTarget(url: string): Promise<Store> {
+  let store: Store | undefined;
+  try {
+    store = await openStore(url);
+    await sql`select 1`.execute(store.db);
+    return store;
+  } catch (error) {
+    await store?.destroy();
+    throw new MoveRefused(`cannot reach the target database ${redact(url)}: ${(error as Error).message}`);
   }
 }
 
