@@ -14,9 +14,10 @@ import { loadConfig } from '../src/config.ts';
 import { createDeps, type Deps } from '../src/deps.ts';
 import type { App } from '../src/http/types.ts';
 import { buildApi } from '../src/runtime.ts';
-import { openStore, withAdvisoryLock } from '../src/store/db.ts';
+import { type Db, openStore, withAdvisoryLock } from '../src/store/db.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { type MoveLine, moveToPostgres } from '../src/store/move.ts';
+import { tableNames } from '../src/store/schema.ts';
 import { pigeonOn } from './helpers/cli.ts';
 import { call, createHarness, type Harness, type TestAccount } from './helpers/harness.ts';
 import { waitFor } from './helpers/wait.ts';
@@ -42,12 +43,10 @@ function freshSchema(): { url: string; drop: () => Promise<void> } {
 }
 
 /** The tables the database holds (Kysely's own left out): what a move must copy. */
-async function databaseTables(h: Harness): Promise<string[]> {
+async function databaseTables(db: Db): Promise<string[]> {
   const { rows } = await sql<{ name: string }>`
     select name from sqlite_master
-    where type = 'table' and name not like 'sqlite_%' and name not like 'kysely_%' order by name`.execute(
-    h.deps.store.db,
-  );
+    where type = 'table' and name not like 'sqlite_%' and name not like 'kysely_%' order by name`.execute(db);
   return rows.map((r) => r.name);
 }
 
@@ -58,6 +57,18 @@ const lines = (stdout: string): Line[] =>
     .split('\n')
     .filter(Boolean)
     .map((l) => JSON.parse(l) as Line);
+
+describe('the tables a move visits', () => {
+  it('are every table a migrated database holds: a table a migration adds and schema.ts does not list fails here', async () => {
+    const store = await openStore(':memory:');
+    try {
+      await migrate(store);
+      expect([...tableNames].sort()).toEqual(await databaseTables(store.db));
+    } finally {
+      await store.destroy();
+    }
+  });
+});
 
 describe.skipIf(!pgUrl)('pigeon move (SQLite to PostgreSQL)', () => {
   let h: Harness;
@@ -277,7 +288,7 @@ describe.skipIf(!pgUrl)('pigeon move (SQLite to PostgreSQL)', () => {
   let moved: Line[] = [];
 
   it('copies every table of the database, counts each on both sides, checks the ledger and says so', async () => {
-    const tables = await databaseTables(h);
+    const tables = await databaseTables(h.deps.store.db);
     const result = await pigeonOn(h.databaseUrl, 'move', '--to', target.url);
     expect(result.code, result.stderr).toBe(0);
     moved = lines(result.stdout);
