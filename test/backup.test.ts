@@ -80,12 +80,16 @@ describe('pigeon backup of a live SQLite database', () => {
     }
   }, 60_000);
 
-  it('never overwrites a file, and wants one', async () => {
+  it('never overwrites a file, and wants one in a folder that exists', async () => {
     const file = join(dirname(h.databaseUrl), 'taken.db');
     writeFileSync(file, 'mine');
     const taken = await pigeonOn(h.databaseUrl, 'backup', file);
     expect(taken.code).toBe(1);
     expect(taken.stderr).toContain(`${file} already exists: name a new file for the backup`);
+    const nowhere = join(dirname(h.databaseUrl), 'missing', 'backup.db');
+    const noFolder = await pigeonOn(h.databaseUrl, 'backup', nowhere);
+    expect(noFolder.code).toBe(1);
+    expect(noFolder.stderr).toContain(`no folder ${dirname(nowhere)} to write ${nowhere} in`);
     const none = await pigeonOn(h.databaseUrl, 'backup');
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('backup needs a FILE');

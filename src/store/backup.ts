@@ -3,6 +3,7 @@
 // meanwhile, and the copy is the database as it stood when the step began (a copy made in small steps would
 // start over each time another process writes, and might never finish under a steady load).
 import { existsSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { isPostgresUrl, sqlitePath } from './db.ts';
 
@@ -30,6 +31,7 @@ export async function backupSqlite(databaseUrl: string, file: string): Promise<B
   if (path === ':memory:') throw new BackupRefused('DATABASE_URL is :memory:: there is no file to back up');
   if (!existsSync(path)) throw new BackupRefused(`no database at ${path} (DATABASE_URL)`);
   if (existsSync(file)) throw new BackupRefused(`${file} already exists: name a new file for the backup`);
+  if (!existsSync(dirname(file))) throw new BackupRefused(`no folder ${dirname(file)} to write ${file} in`);
   const source = new BetterSqlite3(path, { readonly: true, fileMustExist: true });
   let pages: number;
   try {
