@@ -1,16 +1,17 @@
 // Builds the web console (console/) into dist/console: index.html, and assets/app.js and app.css bundled by
-// esbuild from the Preact sources, uPlot's stylesheet included. No CDN: everything is served by Pigeon.
-import { copyFileSync, mkdirSync } from 'node:fs';
+// esbuild from the Preact sources, uPlot's stylesheet included. No CDN: everything is served by Pigeon. Each
+// file is written aside and renamed into place, the page last (atomic-write.mjs).
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { writeAtomically } from './atomic-write.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** Writes the console to `outDir` (dist/console by default). */
 export async function buildConsole(outDir = join(root, 'dist', 'console')) {
-  mkdirSync(join(outDir, 'assets'), { recursive: true });
-  await build({
+  const { outputFiles } = await build({
     entryPoints: { app: join(root, 'console', 'src', 'main.tsx') },
     outdir: join(outDir, 'assets'),
     bundle: true,
@@ -23,8 +24,13 @@ export async function buildConsole(outDir = join(root, 'dist', 'console')) {
     sourcemap: true,
     loader: { '.css': 'css' },
     logLevel: 'warning',
+    write: false,
   });
-  copyFileSync(join(root, 'console', 'index.html'), join(outDir, 'index.html'));
+  const page = {
+    path: join(outDir, 'index.html'),
+    contents: readFileSync(join(root, 'console', 'index.html')),
+  };
+  writeAtomically([...outputFiles, page], page.path);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await buildConsole();

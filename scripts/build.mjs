@@ -1,12 +1,20 @@
 // `npm start` runs the server from one bundled JavaScript file, built here from src/ in a fraction of a
 // second: no TypeScript loader at run time, which would cost each process a second V8 isolate (about
-// 60 MB) and the start-up compile. Packages stay in node_modules (only src/ is bundled).
+// 60 MB) and the start-up compile. Packages stay in node_modules (only src/ is bundled). Every start builds
+// afresh, and processes started together from one checkout build at the same time: each file is written
+// aside and renamed into place (atomic-write.mjs), so a starting process never loads a half-written bundle.
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { writeAtomically } from './atomic-write.mjs';
 import { buildConsole } from './build-console.mjs';
 
-await build({
-  entryPoints: ['src/main.ts'],
-  outfile: 'dist/main.js',
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const outfile = join(root, 'dist', 'main.js');
+
+const { outputFiles } = await build({
+  entryPoints: [join(root, 'src', 'main.ts')],
+  outfile,
   bundle: true,
   platform: 'node',
   format: 'esm',
@@ -14,7 +22,9 @@ await build({
   packages: 'external',
   sourcemap: true,
   logLevel: 'warning',
+  write: false,
 });
+writeAtomically(outputFiles, outfile);
 
 // The web console's page and assets, served by the API at /console.
 await buildConsole();

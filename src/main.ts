@@ -8,6 +8,8 @@ import { startRuntime } from './runtime.ts';
 import { ApiError } from './shared/errors.ts';
 import { idIn } from './shared/ids.ts';
 import { createNudges } from './shared/nudges.ts';
+import { BackupRefused, backupSqlite } from './store/backup.ts';
+import { MoveRefused, moveToPostgres } from './store/move.ts';
 import { type ReadyMessage, supervise, supervisedVariable } from './supervisor.ts';
 
 const usage = `usage: pigeon <command>
@@ -27,6 +29,12 @@ const usage = `usage: pigeon <command>
                                           account's; prints what it removed
   connectors [--json]                     each connector of the running delivery processes: binds, state,
                                           window in use, parts per second, last error
+  move --to postgres://…[?schema=NAME]    copy everything of the SQLite DATABASE_URL into an empty PostgreSQL
+                                          database (migrated first), then check it: one JSON line per table,
+                                          one for the ledger, one verdict; exit 1 on any difference. Stop
+                                          the server first.
+  backup FILE                             a consistent copy of the SQLite DATABASE_URL, safe while the
+                                          server runs (PostgreSQL: pg_dump, see docs/operations.md)
 
 Configuration comes from the environment; see .env.example.`;
 
@@ -217,6 +225,19 @@ async function run(argv: string[]): Promise<void> {
       }
       return writeOut(`${connectorStatusTable(rows, now)}\n`);
     }
+    case 'move': {
+      if (sub) throw new UsageError(`move takes no argument, got "${sub}"; the target goes in --to`);
+      if (!values.to)
+        throw new UsageError('move needs --to postgres://user@host:5432/database[?schema=name]');
+      const ok = await moveToPostgres(config.DATABASE_URL, values.to, { report: print });
+      if (!ok) process.exitCode = 1;
+      return;
+    }
+    case 'backup': {
+      if (!sub) throw new UsageError('backup needs a FILE to write the copy to');
+      if (rest.length > 0) throw new UsageError(`backup takes one FILE, got also "${rest.join(' ')}"`);
+      return print(await backupSqlite(config.DATABASE_URL, sub));
+    }
     case 'erase': {
       if (!sub) throw new UsageError('erase needs a NUMBER');
       if (rest.length > 0) throw new UsageError(`erase takes one NUMBER, got also "${rest.join(' ')}"`);
@@ -261,6 +282,8 @@ run(process.argv.slice(2)).catch((error: unknown) => {
   if (error instanceof UsageError) process.stderr.write(`pigeon: ${error.message}\n\n${usage}\n`);
   else if (error instanceof ConfigError) process.stderr.write(`pigeon: ${error.message}\n`);
   else if (error instanceof ApiError) process.stderr.write(`pigeon: ${error.details}\n`);
+  else if (error instanceof MoveRefused || error instanceof BackupRefused)
+    process.stderr.write(`pigeon: ${error.message}\n`);
   else if (error instanceof TypeError && (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
     process.stderr.write(`pigeon: ${error.message}\n\n${usage}\n`);
   } else process.stderr.write(`pigeon: ${(error as Error).stack ?? String(error)}\n`);

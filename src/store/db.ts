@@ -62,13 +62,16 @@ export async function withAdvisoryLock<T>(connectionString: string, fn: () => Pr
 
 export const isPostgresUrl = (url: string) => /^postgres(ql)?:\/\//.test(url);
 
+/** The file (or `:memory:`) a SQLite DATABASE_URL names: `sqlite:path`, `sqlite://path` or a plain path. */
+export const sqlitePath = (url: string) => url.replace(/^sqlite:(\/\/)?/, '');
+
 /**
  * Opens the database named by a DATABASE_URL: `postgres://…` (optionally `?schema=name`, created when
  * missing), `sqlite:path`, `:memory:`, or a plain file path.
  */
 export async function openStore(url: string, options: StoreOptions = {}): Promise<Store> {
   if (isPostgresUrl(url)) return openPostgres(url, options);
-  return openSqlite(url.replace(/^sqlite:(\/\/)?/, ''), options);
+  return openSqlite(sqlitePath(url), options);
 }
 
 function openSqlite(path: string, options: StoreOptions): Store {

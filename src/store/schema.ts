@@ -500,3 +500,44 @@ export interface Database {
   connector_status: ConnectorStatusTable;
   console_sessions: ConsoleSessionsTable;
 }
+
+/**
+ * Every table of `Database`, by name, for what must visit them all (`pigeon move`). The object is checked
+ * against `Database` both ways: a table added to `Database` and not here, or named here and not there, fails
+ * the type check.
+ */
+export const tableNames = Object.keys({
+  accounts: true,
+  credit_ledger: true,
+  tokens: true,
+  balance_notifications: true,
+  webhooks: true,
+  lists: true,
+  contacts: true,
+  blacklist: true,
+  npai: true,
+  campaigns: true,
+  campaign_lists: true,
+  messages: true,
+  links: true,
+  clicks: true,
+  message_parts: true,
+  orphan_receipts: true,
+  mo_fragments: true,
+  replies: true,
+  help_answers: true,
+  events: true,
+  webhook_deliveries: true,
+  webhook_attempts: true,
+  alert_jobs: true,
+  cursors: true,
+  lookups: true,
+  invoices: true,
+  invoice_numbers: true,
+  retention: true,
+  lease_holders: true,
+  idempotency_keys: true,
+  daily_message_counts: true,
+  connector_status: true,
+  console_sessions: true,
+} satisfies Record<keyof Database, true>) as (keyof Database)[];

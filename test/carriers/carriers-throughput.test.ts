@@ -8,7 +8,13 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { DeliveryWorker } from '../../src/delivery/delivery-worker.ts';
 import { createTransport } from '../../src/delivery/transports.ts';
-import { availableDialects, call, createHarness, type Harness, type TestAccount } from '../helpers/harness.ts';
+import {
+  availableDialects,
+  call,
+  createHarness,
+  type Harness,
+  type TestAccount,
+} from '../helpers/harness.ts';
 import { TestSmsc } from '../helpers/smsc.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { testDeliveryWorker } from '../helpers/worker.ts';

@@ -7,7 +7,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeliveryWorker } from '../../src/delivery/delivery-worker.ts';
 import type { RouterTransport } from '../../src/delivery/routing/router-transport.ts';
-import { availableDialects, call, createHarness, type Harness, type TestAccount } from '../helpers/harness.ts';
+import {
+  availableDialects,
+  call,
+  createHarness,
+  type Harness,
+  type TestAccount,
+} from '../helpers/harness.ts';
 import { TestSmsc } from '../helpers/smsc.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { startRoutedWorker } from '../helpers/worker.ts';

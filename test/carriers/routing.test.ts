@@ -11,7 +11,13 @@ import type { DeliveryWorker } from '../../src/delivery/delivery-worker.ts';
 import { readRoutingTable } from '../../src/delivery/routing/connectors-file.ts';
 import { createTransport } from '../../src/delivery/transports.ts';
 import { pigeonBin, pigeonOn } from '../helpers/cli.ts';
-import { availableDialects, call, createHarness, type Harness, type TestAccount } from '../helpers/harness.ts';
+import {
+  availableDialects,
+  call,
+  createHarness,
+  type Harness,
+  type TestAccount,
+} from '../helpers/harness.ts';
 import { TestSmsc } from '../helpers/smsc.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { testDeliveryWorker } from '../helpers/worker.ts';

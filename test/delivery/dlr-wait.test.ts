@@ -4,13 +4,12 @@
 import { afterEach, expect, it } from 'vitest';
 import type { DeliveryWorker } from '../../src/delivery/delivery-worker.ts';
 import { SmppTransport } from '../../src/delivery/smpp/smpp-transport.ts';
-import { createDispatcher, type Dispatcher } from '../../src/webhooks/dispatcher.ts';
-import { createHttpSender } from '../../src/webhooks/http-sender.ts';
+import type { Dispatcher } from '../../src/webhooks/dispatcher.ts';
 import { call, describeEachDialect, type TestAccount } from '../helpers/harness.ts';
 import { TestSmsc, testSmppOptions } from '../helpers/smsc.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { WebhookReceiver } from '../helpers/webhook-receiver.ts';
-import { testDeliveryWorker } from '../helpers/worker.ts';
+import { testDeliveryWorker, testDispatcher } from '../helpers/worker.ts';
 
 const quiet = { info() {}, warn() {}, error() {} };
 const hour = 3_600_000;
@@ -36,26 +35,7 @@ describeEachDialect(
     }
 
     async function startDispatcher(): Promise<Dispatcher> {
-      const dispatcher = createDispatcher({
-        deliveries: h().deps.services.webhookDeliveries,
-        sender: createHttpSender({
-          guard: h().deps.urlGuard,
-          connectTimeoutMs: 2000,
-          requestTimeoutMs: 5000,
-          maxResponseBytes: 64 * 1024,
-        }),
-        clock: h().clock,
-        log: quiet,
-        options: {
-          pollMs: 10,
-          fanOutBatch: 100,
-          maxClaimed: 64,
-          perWebhookInFlight: 8,
-          perWebhookAhead: 16,
-          sweepMs: 20,
-          stopGraceMs: 1000,
-        },
-      });
+      const dispatcher = testDispatcher(h(), quiet);
       dispatcher.start();
       stops.push(() => dispatcher.stop());
       return dispatcher;

@@ -4,6 +4,8 @@ import type { RouterTransport } from '../../src/delivery/routing/router-transpor
 import { SimulatorTransport } from '../../src/delivery/simulator/simulator-transport.ts';
 import type { Transport } from '../../src/delivery/transport.ts';
 import { createTransport } from '../../src/delivery/transports.ts';
+import { createDispatcher } from '../../src/webhooks/dispatcher.ts';
+import { createHttpSender } from '../../src/webhooks/http-sender.ts';
 import type { Harness } from './harness.ts';
 import { waitFor } from './wait.ts';
 
@@ -52,4 +54,31 @@ export async function startRoutedWorker(
   await worker.start();
   await waitFor(() => transport.connectors.every((c) => c.transport.ready()), 'every connector bound');
   return { transport, worker };
+}
+
+/**
+ * A webhook dispatcher on the harness's database and clock (not started): fast polls and sweeps, loopback
+ * receivers allowed by the harness's WEBHOOK_ALLOW_PRIVATE.
+ */
+export function testDispatcher(h: Harness, log: Parameters<typeof createDispatcher>[0]['log'] = silent) {
+  return createDispatcher({
+    deliveries: h.deps.services.webhookDeliveries,
+    sender: createHttpSender({
+      guard: h.deps.urlGuard,
+      connectTimeoutMs: 2000,
+      requestTimeoutMs: 5000,
+      maxResponseBytes: 64 * 1024,
+    }),
+    clock: h.clock,
+    log,
+    options: {
+      pollMs: 10,
+      fanOutBatch: 100,
+      maxClaimed: 64,
+      perWebhookInFlight: 8,
+      perWebhookAhead: 16,
+      sweepMs: 20,
+      stopGraceMs: 1000,
+    },
+  });
 }

@@ -4,13 +4,11 @@
 // every text value, so a table added later is checked too.
 import { sql } from 'kysely';
 import { afterEach, expect, it } from 'vitest';
-import { createDispatcher } from '../../src/webhooks/dispatcher.ts';
-import { createHttpSender } from '../../src/webhooks/http-sender.ts';
 import { pigeonOn } from '../helpers/cli.ts';
 import { call, describeEachDialect, type TestAccount } from '../helpers/harness.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { WebhookReceiver } from '../helpers/webhook-receiver.ts';
-import { deliveringSimulator, testDeliveryWorker } from '../helpers/worker.ts';
+import { deliveringSimulator, testDeliveryWorker, testDispatcher } from '../helpers/worker.ts';
 
 const erased = '33612345678';
 const kept = '33698765432';
@@ -186,26 +184,7 @@ describeEachDialect(
       expect(bLookup.body.status).toBe(1);
 
       // A's webhooks hear the DLR, MO and STOP events.
-      const dispatcher = createDispatcher({
-        deliveries: h().deps.services.webhookDeliveries,
-        sender: createHttpSender({
-          guard: h().deps.urlGuard,
-          connectTimeoutMs: 2000,
-          requestTimeoutMs: 5000,
-          maxResponseBytes: 64 * 1024,
-        }),
-        clock: h().clock,
-        log: quiet,
-        options: {
-          pollMs: 10,
-          fanOutBatch: 100,
-          maxClaimed: 64,
-          perWebhookInFlight: 8,
-          perWebhookAhead: 16,
-          sweepMs: 20,
-          stopGraceMs: 1000,
-        },
-      });
+      const dispatcher = testDispatcher(h(), quiet);
       dispatcher.start();
       await waitFor(
         async () =>

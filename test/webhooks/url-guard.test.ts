@@ -2,7 +2,12 @@
 // DNS answers, and at connection time; then at creation through the API (-7 naming the reason).
 import type { LookupAddress } from 'node:dns';
 import { describe, expect, it } from 'vitest';
-import { createUrlGuard, literalAddress, nonPublicReason, type Resolve } from '../../src/webhooks/url-guard.ts';
+import {
+  createUrlGuard,
+  literalAddress,
+  nonPublicReason,
+  type Resolve,
+} from '../../src/webhooks/url-guard.ts';
 import { call, describeEachDialect } from '../helpers/harness.ts';
 
 const noDns: Resolve = async (host) => {
