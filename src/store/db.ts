@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, type Transaction } from 'kysely';
 import pg from 'pg';
+import { preparedName } from './prepared.ts';
 import type { Database } from './schema.ts';
 import { SchemaPostgresDialect } from './schema-introspector.ts';
 import { CachedSqliteDialect } from './sqlite-driver.ts';
@@ -58,6 +59,19 @@ export async function withAdvisoryLock<T>(connectionString: string, fn: () => Pr
     await client.query('select pg_advisory_unlock($1)', [migrationLockKey]).catch(() => {});
     await client.end();
   }
+}
+
+/**
+ * Makes a pool connection run the statements compiled once (prepared.ts) as named prepared statements: the
+ * server parses and plans each once per connection instead of at every call, which on the hot paths (a send,
+ * a receipt, a claim) is much of what a statement costs it. Every other statement runs as before.
+ */
+function prepareNamed(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  client.query = ((text: unknown, values?: unknown, callback?: unknown) => {
+    const name = typeof text === 'string' ? preparedName(text) : undefined;
+    return name === undefined ? query(text, values, callback) : query({ name, text, values }, callback);
+  }) as typeof client.query;
 }
 
 export const isPostgresUrl = (url: string) => /^postgres(ql)?:\/\//.test(url);
@@ -123,7 +137,10 @@ async function openPostgres(url: string, options: StoreOptions): Promise<Store> 
   // client's own for one in use. The query in flight still fails, and /ready says the database does not
   // answer until it does again.
   pool.on('error', () => {});
-  pool.on('connect', (client) => client.on('error', () => {}));
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+    prepareNamed(client);
+  });
   const db = new Kysely<Database>({ dialect: new SchemaPostgresDialect({ pool }, schema ?? 'public') });
   return {
     db,

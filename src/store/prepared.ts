@@ -30,6 +30,27 @@ interface Statements {
   sqlChars: number;
 }
 
+/**
+ * The name under which PostgreSQL connections prepare each compiled statement's SQL (db.ts), so the server
+ * parses and plans it once per connection rather than at every call. A name is never given to another text:
+ * a connection that prepared it keeps its meaning. Past `maxNames` texts the map starts afresh (a text then
+ * gets a new name, prepared again where used).
+ */
+const statementNames = new Map<string, string>();
+let lastName = 0;
+const maxNames = 4096;
+
+/** The prepared-statement name of a compiled statement's SQL; undefined for any other statement. */
+export function preparedName(sql: string): string | undefined {
+  return statementNames.get(sql);
+}
+
+function nameStatement(sql: string): void {
+  if (statementNames.has(sql)) return;
+  if (statementNames.size >= maxNames) statementNames.clear();
+  statementNames.set(sql, `pigeon_${++lastName}`);
+}
+
 /** Compiled statements per dialect adapter (SQLite and PostgreSQL may live in one process, as in tests). */
 const cache = new WeakMap<object, Statements>();
 /** Past either bound the cache starts afresh; the statements in use are compiled again at their next call. */
@@ -58,6 +79,7 @@ function compile(db: Executor, key: string, build: (db: Executor) => Compilable,
   const unused = used.indexOf(false);
   if (unused >= 0) throw new Error(`prepared statement ${key}: argument ${unused} is not bound`);
   const { query } = CompiledQuery.raw(compiled.sql);
+  nameStatement(compiled.sql);
   return {
     compiled: { sql: compiled.sql, query, queryId: compiled.queryId, parameters: [] },
     params: identity ? undefined : params,
