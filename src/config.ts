@@ -23,6 +23,9 @@ export const ConfigSchema = Type.Object({
   DATABASE_URL: Type.String({ default: './data/pigeon.db' }),
   SQLITE_SYNCHRONOUS: oneOf(['NORMAL', 'FULL'], 'NORMAL'),
   PG_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
+  /** How long a query waits for a PostgreSQL connection, and for its answer once sent, before it fails. */
+  PG_CONNECT_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 5_000 }),
+  PG_QUERY_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 30_000 }),
   /**
    * What this process serves: all of it, the API (with short links and the click fold), or the workers
    * (delivery, webhooks and alerts: `worker`, or one of them alone: `delivery`, `webhooks`).

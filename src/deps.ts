@@ -151,6 +151,8 @@ export async function createDeps(
     (await openStore(config.DATABASE_URL, {
       sqliteSynchronous: config.SQLITE_SYNCHRONOUS,
       pgPoolSize: config.PG_POOL_SIZE,
+      pgConnectTimeoutMs: config.PG_CONNECT_TIMEOUT_MS,
+      pgQueryTimeoutMs: config.PG_QUERY_TIMEOUT_MS,
     }));
   await migrate(store);
   const { db } = store;

@@ -10,6 +10,7 @@ import { GroupCommit } from '../shared/group-commit.ts';
 import type { Log } from '../shared/log.ts';
 import { createPollLoop } from '../shared/poll-loop.ts';
 import { Semaphore } from '../shared/semaphore.ts';
+import { recordRetry } from '../shared/write-retry.ts';
 import { nextOpening } from '../sms/sending-window.ts';
 import type { DeliveryService, SubmitResult } from './delivery.service.ts';
 import type { ClaimedMessage } from './messages.repo.ts';
@@ -85,36 +86,53 @@ export function createDeliveryWorker(deps: {
   const recorded = deps.recorded ?? (() => {});
 
   const unrecorded = new Semaphore(transport.capacity);
+  // A record that fails is kept and retried until the database takes it: the messages it reports were sent,
+  // and dropping their outcomes would leave them `sending` under a term this process keeps renewing. While it
+  // fails, nothing more is submitted, so what went out unrecorded stays within the permits already held.
+  const recordWrites = recordRetry(
+    log,
+    {
+      failing:
+        'could not record submit outcomes and receipts; holding them and submitting nothing until the database takes them',
+      recovered: 'submit outcomes and receipts recorded again; submitting resumes',
+    },
+    () => outcomes.pending,
+  );
   // Submit outcomes and receipts are written together: one transaction for both, the outcomes first, so a
   // receipt right behind its submit_sm_resp finds its part. A batch waits up to 20 ms for company, which
   // leaves the write lock free between batches for the server's other processes.
   const outcomes = new GroupCommit<{ result: SubmitResult } | { receipt: Receipt }>(
     async (items) => {
-      const results: SubmitResult[] = [];
-      const receipts: Receipt[] = [];
+      let results: SubmitResult[] = [];
+      let receipts: Receipt[] = [];
       for (const item of items) {
         if ('result' in item) results.push(item.result);
         else receipts.push(item.receipt);
       }
-      try {
-        await delivery.recordOutcomes(results, receipts);
-      } catch (error) {
-        if (results.length === 0 || receipts.length === 0) throw error;
-        // Apart, so receipts that cannot be written do not keep the submits' record from landing (the
-        // messages would be sent again when their lease expires).
-        const apart = await Promise.allSettled([
-          delivery.recordOutcomes(results, []),
-          delivery.recordOutcomes([], receipts),
-        ]);
-        const failed = apart.find((outcome) => outcome.status === 'rejected');
-        if (failed) throw failed.reason;
-      }
+      await recordWrites.run(async () => {
+        try {
+          await delivery.recordOutcomes(results, receipts);
+        } catch (error) {
+          if (results.length === 0 || receipts.length === 0) throw error;
+          // Apart, so receipts that cannot be written do not keep the submits' record from landing; what
+          // landed is not written again.
+          const [submits, dlrs] = await Promise.allSettled([
+            delivery.recordOutcomes(results, []),
+            delivery.recordOutcomes([], receipts),
+          ]);
+          if (submits.status === 'fulfilled') results = [];
+          if (dlrs.status === 'fulfilled') receipts = [];
+          if (submits.status === 'rejected') throw submits.reason;
+          if (dlrs.status === 'rejected') throw dlrs.reason;
+        }
+      });
       recorded();
     },
+    // Only once the retry was abandoned (the worker stopping while the database does not answer).
     (error, items) =>
       log.error(
         { err: error, count: items.length },
-        'could not record submit outcomes and receipts; leases will expire and retry, the carrier will offer the receipts again',
+        "stopped before submit outcomes and receipts could be recorded; their messages go back to the queue when this process's lease term lapses (at most the window is sent again), the carrier will offer the receipts again",
       ),
     // 500 a transaction: larger groups hold the write lock long enough to stall the API's sends (two
     // saturation pairs: 3,401 / 3,794 accepted sends/s at 500 against 3,033 / 3,208 at 2,000).
@@ -151,6 +169,9 @@ export function createDeliveryWorker(deps: {
     ref: number,
   ): Promise<SubmitResult | undefined> {
     const holds = () => delivery.leases.holds(message.lease_owner);
+    // Nothing more goes out while outcomes wait to be recorded; a worker stopping meanwhile sends it not at
+    // all, and the message goes back to the queue with its lease term.
+    if (!(await recordWrites.writable())) return undefined;
     if (!holds()) return undefined;
     const now = clock.now();
     if (message.due_at + options.validityMs <= now) return { kind: 'expired', message };
@@ -282,6 +303,7 @@ export function createDeliveryWorker(deps: {
     },
     async step() {
       if (!transport.ready()) return false;
+      if (!(await recordWrites.writable())) return false;
       const batch = await delivery.claim(options.batchSize);
       if (batch.length === 0) return false;
       // At most two batches at once: this one being sent, the one before it being recorded. The next claim
@@ -316,6 +338,9 @@ export function createDeliveryWorker(deps: {
     },
 
     async stop(): Promise<void> {
+      // A record still failing is given up (each write tried once more): a stop must not wait for a database
+      // that may not come back, and the lease rules return those messages to the queue.
+      recordWrites.abandon();
       await loop.stop();
       await outcomes.drain();
       await recording.catch(() => {});

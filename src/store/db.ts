@@ -37,7 +37,17 @@ export interface PoolUse {
 export interface StoreOptions {
   sqliteSynchronous?: 'NORMAL' | 'FULL';
   pgPoolSize?: number;
+  /** How long a query waits for a connection (a free one of the pool, or a new one opened): 5 s by default. */
+  pgConnectTimeoutMs?: number;
+  /** How long a query waits for its answer once sent, before it fails: 30 s by default. */
+  pgQueryTimeoutMs?: number;
 }
+
+/**
+ * The bounds of a PostgreSQL query when the server does not answer: a request, a worker's write or a heartbeat
+ * fails within them (and is answered, retried or reported) instead of hanging.
+ */
+export const pgDefaultTimeouts = { connectMs: 5_000, queryMs: 30_000 } as const;
 
 // PostgreSQL sends int8 (our ids, times and counts) as strings; they all fit in a double.
 pg.types.setTypeParser(20, (value) => Number(value));
@@ -130,6 +140,13 @@ async function openPostgres(url: string, options: StoreOptions): Promise<Store> 
   const pool = new pg.Pool({
     connectionString,
     max: options.pgPoolSize ?? 10,
+    // A server that went away without closing its connections (a host down, a network cut) would otherwise
+    // keep a query waiting for as long as TCP does: the wait for a connection, the answer to a query sent
+    // and the idle connection are each bounded.
+    connectionTimeoutMillis: options.pgConnectTimeoutMs ?? pgDefaultTimeouts.connectMs,
+    query_timeout: options.pgQueryTimeoutMs ?? pgDefaultTimeouts.queryMs,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
   // A connection that breaks (the server restarted, the network dropped) leaves the pool, and the next query

@@ -10,6 +10,11 @@
 // VM, a database that stopped answering its heartbeat) drops what it held instead of sending it after another
 // process may have taken it. A term that missed its renewal is over for good: the next claim begins a new one,
 // and the old term's rows go back to the queue.
+//
+// A row's outcome the holder could not record is kept by the holder and written when the database takes it
+// (src/shared/write-retry.ts), so the term goes on being renewed meanwhile: the row is still the holder's to
+// record, and no one else may take it. Only a process that cannot reach the database loses its term (its
+// heartbeat fails), and then its late records change nothing on rows another worker took.
 import { hostname } from 'node:os';
 import type { Clock } from '../shared/clock.ts';
 import { type Log, silentLog } from '../shared/log.ts';

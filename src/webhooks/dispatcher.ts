@@ -7,6 +7,7 @@ import type { Clock } from '../shared/clock.ts';
 import { GroupCommit } from '../shared/group-commit.ts';
 import type { Log } from '../shared/log.ts';
 import { createPollLoop } from '../shared/poll-loop.ts';
+import { recordRetry } from '../shared/write-retry.ts';
 import type { HttpSender, WebhookRequest } from './http-sender.ts';
 import { maxAttempts } from './retry-schedule.ts';
 import { standardSignature } from './signing.ts';
@@ -80,17 +81,33 @@ export function createDispatcher(deps: {
   let cutting = false;
   let drained: (() => void) | undefined;
 
+  // An attempt's record that fails is kept and retried until the database takes it: the request was made, and
+  // dropping its outcome would leave the delivery `sending` under a term this process keeps renewing. While it
+  // fails, no request starts and nothing is claimed, so what was sent unrecorded stays within `maxClaimed`.
+  const recordWrites = recordRetry(
+    log,
+    {
+      failing:
+        'could not record webhook attempts; holding them and sending nothing until the database takes them',
+      recovered: 'webhook attempts recorded again; sending resumes',
+    },
+    () => results.pending,
+  );
   const results = new GroupCommit<AttemptResult>(
     async (items) => {
-      const paused = await deliveries.record(items);
+      let paused: number[] = [];
+      await recordWrites.run(async () => {
+        paused = await deliveries.record(items);
+      });
       for (const webhookId of paused) {
         log.warn({ webhookId }, 'webhook paused: no successful delivery for too long');
       }
     },
+    // Only once the retry was abandoned (stopping while the database does not answer).
     (error, items) =>
       log.error(
         { err: error, count: items.length },
-        'could not record webhook attempts; their leases will expire and they will be sent again',
+        "stopped before webhook attempts could be recorded; they are sent again once this process's lease term lapses",
       ),
     { maxItems: 1000, delayMs: options.recordDelayMs ?? 10 },
   );
@@ -125,6 +142,9 @@ export function createDispatcher(deps: {
   /** The attempt's result; undefined when the delivery was dropped unsent, its lease term lost. */
   async function attempt(delivery: ClaimedDelivery): Promise<AttemptResult | undefined> {
     if (cutting) return { kind: 'released', delivery };
+    // No request starts while attempts wait to be recorded; one stopping meanwhile is not sent, its delivery
+    // going back to the queue with its lease term.
+    if (!(await recordWrites.writable())) return undefined;
     // Fencing: a dispatcher whose lease term was not renewed in time (it stalled) may have had this delivery
     // taken by another; it neither sends nor records it, and the delivery goes back to the queue.
     if (!deliveries.leases.holds(delivery.owner)) return undefined;
@@ -193,6 +213,7 @@ export function createDispatcher(deps: {
       if (released > 0) log.warn({ released }, 'gave back webhook deliveries whose dispatcher stopped');
     },
     async step() {
+      if (!(await recordWrites.writable())) return false;
       const fanned = await deliveries.fanOut(options.fanOutBatch);
       const free = options.maxClaimed - held;
       const claimed = free > 0 ? await claim(free) : 0;
@@ -222,6 +243,9 @@ export function createDispatcher(deps: {
      * them back (no attempt counted), and writes every outcome before resolving.
      */
     async stop(): Promise<void> {
+      // Records still failing are given up (each tried once more), and deliveries waiting for them are not
+      // sent: a stop must not wait for a database that may not come back; the lease rules send them again.
+      recordWrites.abandon();
       await loop.stop();
       if (held > 0) {
         const allDone = new Promise<void>((resolve) => {

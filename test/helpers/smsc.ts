@@ -41,6 +41,11 @@ export interface SmscOptions {
    * carriers may.
    */
   firstId?: number;
+  /**
+   * Offers a receipt again, as a carrier does, until a deliver_sm_resp of status 0 acknowledges it: on another
+   * session when its own closes unanswered (the client died), or a little later when it was refused.
+   */
+  redeliverReceipts?: boolean;
 }
 
 /** What a session bound as. */
@@ -69,6 +74,12 @@ export class TestSmsc {
   private nextId: number;
   port = 0;
   private refused = 0;
+  /** Receipts sent on each session and not acknowledged yet (with `redeliverReceipts`): how to offer each again. */
+  private readonly unacknowledged = new Map<Session, Map<number, () => void>>();
+  private nextReceipt = 0;
+  private open = true;
+  /** Receipts offered again (with `redeliverReceipts`). */
+  receiptsOfferedAgain = 0;
 
   constructor(readonly options: SmscOptions = {}) {
     this.nextId = options.firstId ?? 1000 + Math.floor(Math.random() * 1_000_000) * 1000;
@@ -86,6 +97,9 @@ export class TestSmsc {
       session.on('close', () => {
         this.sessions.delete(session);
         this.roles.delete(session);
+        const unacknowledged = this.unacknowledged.get(session);
+        this.unacknowledged.delete(session);
+        if (this.open) for (const offer of unacknowledged?.values() ?? []) offer();
       });
       session.on('error', () => {});
       for (const role of ['transceiver', 'transmitter', 'receiver'] as const) {
@@ -200,7 +214,7 @@ export class TestSmsc {
     for (const respond of held) respond();
   }
 
-  private sendReceipt(submitSession: Session, id: number, destination: string): void {
+  private sendReceipt(submitSession: Session | undefined, id: number, destination: string): void {
     const session = this.deliverySession(submitSession);
     if (!session) {
       this.unsentReceipts.push((receiver) => this.sendReceiptOn(receiver, id, destination));
@@ -211,6 +225,9 @@ export class TestSmsc {
 
   private sendReceiptOn(session: Session, id: number, destination: string): void {
     this.receiptsSentOn.push(this.roles.get(session) ?? 'transceiver');
+    const acknowledged = this.options.redeliverReceipts
+      ? this.awaitAcknowledgement(session, id, destination)
+      : undefined;
     const { stat, err = '000' } = this.options.outcome?.(destination) ?? { stat: 'DELIVRD' };
     const hexId = id.toString(16);
     if (this.options.receipts === 'tlv') {
@@ -223,20 +240,42 @@ export class TestSmsc {
         UNKNOWN: 7,
         REJECTD: 8,
       };
-      session.deliver_sm({
-        source_addr: destination,
-        esm_class: 0x04,
-        short_message: '',
-        receipted_message_id: this.options.idFormat === 'dec' ? String(id) : hexId,
-        message_state: states[stat] ?? 7,
-      });
+      session.deliver_sm(
+        {
+          source_addr: destination,
+          esm_class: 0x04,
+          short_message: '',
+          receipted_message_id: this.options.idFormat === 'dec' ? String(id) : hexId,
+          message_state: states[stat] ?? 7,
+        },
+        acknowledged,
+      );
       return;
     }
-    session.deliver_sm({
-      source_addr: destination,
-      esm_class: 0x04,
-      short_message: `id:${hexId} sub:001 dlvrd:${stat === 'DELIVRD' ? '001' : '000'} submit date:2601051000 done date:2601051000 stat:${stat} err:${err} text:`,
-    });
+    session.deliver_sm(
+      {
+        source_addr: destination,
+        esm_class: 0x04,
+        short_message: `id:${hexId} sub:001 dlvrd:${stat === 'DELIVRD' ? '001' : '000'} submit date:2601051000 done date:2601051000 stat:${stat} err:${err} text:`,
+      },
+      acknowledged,
+    );
+  }
+
+  /** Keeps a receipt until its deliver_sm_resp says 0; answers the callback that hears it. */
+  private awaitAcknowledgement(session: Session, id: number, destination: string): (pdu: Pdu) => void {
+    const key = this.nextReceipt++;
+    const again = () => {
+      this.receiptsOfferedAgain++;
+      this.sendReceipt(undefined, id, destination);
+    };
+    const pending = this.unacknowledged.get(session) ?? new Map<number, () => void>();
+    this.unacknowledged.set(session, pending);
+    pending.set(key, again);
+    return (pdu: Pdu) => {
+      pending.delete(key);
+      if (Number(pdu.command_status) !== 0 && this.open) setTimeout(again, 200).unref();
+    };
   }
 
   /** Sends an MO from a handset over the first bound session; several parts when `parts` > 1. */
@@ -275,6 +314,7 @@ export class TestSmsc {
   }
 
   async close(): Promise<void> {
+    this.open = false;
     this.dropAll();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
@@ -284,6 +324,7 @@ export class TestSmsc {
     await this.close();
     await stoppedFor();
     this.server = this.createServer();
+    this.open = true;
     await this.listen(this.port);
   }
 }

@@ -1,19 +1,15 @@
 // GET /health and GET /ready: outside authentication; /ready answers 503 with what is not ready while the
 // database does not answer (PostgreSQL behind a proxy the test cuts), while a migration is missing, and while
 // a delivery process has no SMPP bind up (the loopback SMSC stopped), and 200 again once each comes back.
-import pg from 'pg';
-import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
 import type { DeliveryWorker } from '../../src/delivery/delivery-worker.ts';
 import { SmppTransport } from '../../src/delivery/smpp/smpp-transport.ts';
-import { createDeps, type Deps } from '../../src/deps.ts';
 import type { App } from '../../src/http/types.ts';
 import { buildApi } from '../../src/runtime.ts';
-import { withAdvisoryLock } from '../../src/store/db.ts';
 import { call, describeEachDialect } from '../helpers/harness.ts';
+import { pigeonViaProxy, type ViaProxy } from '../helpers/pg-via-proxy.ts';
 import { TestSmsc, testSmppOptions } from '../helpers/smsc.ts';
-import { TcpProxy } from '../helpers/tcp-proxy.ts';
+import type { TcpProxy } from '../helpers/tcp-proxy.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { testDeliveryWorker } from '../helpers/worker.ts';
 
@@ -114,33 +110,15 @@ describeEachDialect('health and readiness', (h) => {
 // Needs a real PostgreSQL reached through a proxy the test can cut: SQLite, a file, does not go away.
 describe.skipIf(!inject('pgUrl'))('readiness when PostgreSQL goes away [postgres]', () => {
   let proxy: TcpProxy;
-  let deps: Deps;
   let app: App;
-  const schema = `t_ready_${process.pid}`;
+  let pigeon: ViaProxy | undefined;
 
   beforeAll(async () => {
-    const base = new URL(inject('pgUrl'));
-    proxy = await new TcpProxy({ host: base.hostname, port: Number(base.port || 5432) }).listen();
-    const viaProxy = new URL(base);
-    viaProxy.host = `127.0.0.1:${proxy.port}`;
-    viaProxy.searchParams.set('schema', schema);
-    const config = loadConfig({ DATABASE_URL: viaProxy.toString(), LOG_LEVEL: 'silent' });
-    deps = await createDeps(config, { logger: pino({ level: 'silent' }) });
-    app = buildApi(deps);
-    await app.ready();
+    pigeon = await pigeonViaProxy(`t_ready_${process.pid}`);
+    ({ proxy, app } = pigeon);
   });
   afterAll(async () => {
-    proxy.restore();
-    await app?.close();
-    await deps?.close();
-    await proxy?.close();
-    // Dropped under the migration lock, as the harness drops its schemas.
-    await withAdvisoryLock(inject('pgUrl'), async () => {
-      const client = new pg.Client({ connectionString: inject('pgUrl') });
-      await client.connect();
-      await client.query(`drop schema if exists ${schema} cascade`);
-      await client.end();
-    });
+    await pigeon?.close();
   });
 
   it('GET /ready answers 503 "database: not answering" while the database is cut off, and 200 once it is back', async () => {
