@@ -38,6 +38,7 @@ describe.skipIf(!inject('pgUrl'))('nodes apart on one PostgreSQL, woken through 
         WORKER_POLL_MS: '60000',
         WEBHOOK_ALLOW_PRIVATE: 'true',
         LEASE_SECONDS: '5',
+        RATE_LIMIT_IP_RPS: '0',
       },
     });
     const account = await h.account({ credits: 10_000 });
@@ -141,6 +142,38 @@ describe.skipIf(!inject('pgUrl'))('nodes apart on one PostgreSQL, woken through 
     expect(after).toHaveLength(2);
     await sendAndWaitForDlr(api);
     expect(delivery.alive() && webhooks.alive() && api.alive()).toBe(true);
+  }, 120_000);
+
+  it('a click on a short link, recorded by a ROLE=api process, gets its CLICKER webhook from a ROLE=webhooks process within 3 s', async () => {
+    const [api] = await nodes.startAll(['api', 'delivery', 'webhooks']);
+    const hook = await call(h.app, 'POST', '/webhook', {
+      token,
+      json: { webhook: { type: 'CLICKER', url: receiver.url('/clicks') } },
+    });
+    expect(hook.body.status, hook.body.details).toBe(1);
+    const response = await fetch(`${api.apiUrl}/send`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        sms: {
+          message: { text: 'See <-short->', pushtype: 'alert', links: ['https://shop.example/x'] },
+          recipients: { gsm: [{ value: '33630999999' }] },
+        },
+      }),
+    });
+    const sent = (await response.json()) as { status: number; ticket: string };
+    expect(sent.status).toBe(1);
+    const link = await h.deps.store.db
+      .selectFrom('links')
+      .select('code')
+      .where('campaign_id', '=', Number(sent.ticket))
+      .executeTakeFirstOrThrow();
+    const clicked = Date.now();
+    const click = await fetch(`${api.linkUrl}/${link.code}`, { redirect: 'manual' });
+    expect(click.status).toBe(302);
+    // The fold runs half a second after the click; the dispatcher's poll is a minute away.
+    await waitFor(() => receiver.requests.some((r) => r.path === '/clicks'), 'the CLICKER webhook', 3_000);
+    expect(Date.now() - clicked).toBeLessThan(3_000);
   }, 120_000);
 
   it('two API, two delivery and two webhooks processes: every message submitted once, one webhook each, both delivery processes take a share', async () => {

@@ -24,6 +24,8 @@ export interface PigeonNode {
   pid: number;
   /** The API's address (ROLE api or all). */
   apiUrl?: string;
+  /** The short-link server's address (ROLE api or all). */
+  linkUrl?: string;
   /** Where its /health, /ready and /metrics answer: the API's port, or METRICS_PORT's for a worker. */
   opsUrl: string;
   /** Its log, one parsed JSON line each (lines that are not JSON are skipped). */
@@ -84,12 +86,17 @@ export async function startNode(options: StartNodeOptions): Promise<PigeonNode> 
         if (!alive()) throw new Error(`the ${role} process exited before it served (code ${child.exitCode})`);
         const supervisor = found('Pigeon ready');
         if (supervisor)
-          return { apiUrl: supervisor.apiUrl, opsUrl: supervisor.metricsUrl ?? supervisor.apiUrl };
+          return {
+            apiUrl: supervisor.apiUrl,
+            linkUrl: supervisor.linkUrl as string | undefined,
+            opsUrl: supervisor.metricsUrl ?? supervisor.apiUrl,
+          };
         const api = found('API listening')?.url;
+        const link = found('link server listening')?.url;
         const metrics = found('health and metrics listening')?.url;
         const opsUrl = metrics ?? api;
-        if (!opsUrl || (servesApi && !api) || supervised) return undefined;
-        return { apiUrl: api, opsUrl };
+        if (!opsUrl || (servesApi && !(api && link)) || supervised) return undefined;
+        return { apiUrl: api, linkUrl: link, opsUrl };
       },
       `the ${role} process to listen`,
       options.readyTimeoutMs ?? 60_000,
@@ -110,6 +117,7 @@ export async function startNode(options: StartNodeOptions): Promise<PigeonNode> 
       process: child,
       pid: child.pid!,
       apiUrl: urls.apiUrl,
+      linkUrl: urls.linkUrl,
       opsUrl,
       logs,
       exited,
