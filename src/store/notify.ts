@@ -108,6 +108,8 @@ export function postgresNudges(options: {
       connectionString,
       application_name: listenApplicationName(schema),
       keepAlive: true,
+      // A dead peer behind a silent network is found by TCP keepalive, probing after 10 s of quiet.
+      keepAliveInitialDelayMillis: 10_000,
       connectionTimeoutMillis: connectTimeoutMs,
     });
     client = next;
