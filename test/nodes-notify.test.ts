@@ -2,7 +2,9 @@
 // them: a send accepted by a ROLE=api process wakes a ROLE=delivery process, whose receipts wake a
 // ROLE=webhooks process. Every poll is set to a minute, so a DLR webhook within two seconds of its send can
 // only come from wake-ups travelling through the database. Two of each role share the work, each message
-// submitted once and its webhook posted once; a listening connection killed on the server comes back by itself.
+// submitted once and its webhook posted once; a listening connection killed on the server comes back by itself;
+// a click recorded by the API process wakes the webhooks process; and under the supervisor on PostgreSQL, where
+// nudges travel both over IPC and through the database, a send still gets one webhook, in time.
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { listenApplicationName } from '../src/store/notify.ts';
@@ -124,6 +126,15 @@ describe.skipIf(!inject('pgUrl'))('nodes apart on one PostgreSQL, woken through 
     const [api] = await nodes.startAll(['api', 'delivery', 'webhooks']);
     for (let i = 0; i < 5; i++) await sendAndWaitForDlr(api);
     expect(receiver.requests.filter((r) => r.path === '/dlr').length).toBeGreaterThanOrEqual(5);
+  }, 120_000);
+
+  it('under the supervisor on PostgreSQL (IPC and NOTIFY both), a send still gets its DLR webhook within 2 s, once', async () => {
+    const server = await nodes.start('all');
+    const number = await send(server);
+    await waitFor(() => dlrsFor(number).length > 0, 'the DLR webhook', wakeBoundMs);
+    expect(dlrsFor(number)).toHaveLength(1);
+    // Its processes stop with it (SIGKILL would leave them to notice the lost supervisor).
+    expect(await server.stop()).toBe(0);
   }, 120_000);
 
   it('a listening connection terminated on the server is opened again by itself, and wakes its process again', async () => {
