@@ -170,7 +170,6 @@ export async function createDeps(
   const databaseNudges =
     overrides.nudges === undefined && store.dialect === 'postgres' && store.connectionString
       ? postgresNudges({
-          db,
           connectionString: store.connectionString,
           schema: store.schema ?? 'public',
           log: logger,

@@ -2,12 +2,12 @@
 // them: a send accepted by a ROLE=api process wakes a ROLE=delivery process, whose receipts wake a
 // ROLE=webhooks process. Every poll is set to a minute, so a DLR webhook within two seconds of its send can
 // only come from wake-ups travelling through the database. Two of each role share the work, each message
-// submitted once and its webhook posted once; a listening connection killed on the server comes back by itself;
+// submitted once and its webhook posted once; nudge connections killed on the server come back by themselves;
 // a click recorded by the API process wakes the webhooks process; and under the supervisor on PostgreSQL, where
 // nudges travel both over IPC and through the database, a send still gets one webhook, in time.
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import { listenApplicationName } from '../src/store/notify.ts';
+import { nudgeApplicationName } from '../src/store/notify.ts';
 import { call, createHarness, type Harness } from './helpers/harness.ts';
 import { NodeGroup, type PigeonNode } from './helpers/nodes.ts';
 import { TestSmsc } from './helpers/smsc.ts';
@@ -97,14 +97,14 @@ describe.skipIf(!inject('pgUrl'))('nodes apart on one PostgreSQL, woken through 
     return Date.now() - started;
   }
 
-  /** The process ids of the listening connections of this test's schema. */
-  async function listeningBackends(): Promise<number[]> {
+  /** The process ids of the nudge connections of this test's schema. */
+  async function nudgeBackends(): Promise<number[]> {
     const client = new pg.Client({ connectionString: inject('pgUrl') });
     await client.connect();
     try {
       const result = await client.query<{ pid: number }>(
         'select pid from pg_stat_activity where application_name = $1 order by pid',
-        [listenApplicationName(schema)],
+        [nudgeApplicationName(schema)],
       );
       return result.rows.map((r) => r.pid);
     } finally {
@@ -137,20 +137,20 @@ describe.skipIf(!inject('pgUrl'))('nodes apart on one PostgreSQL, woken through 
     expect(await server.stop()).toBe(0);
   }, 120_000);
 
-  it('a listening connection terminated on the server is opened again by itself, and wakes its process again', async () => {
+  it('nudge connections terminated on the server are opened again by themselves, and wake their processes again', async () => {
     const [api, delivery, webhooks] = await nodes.startAll(['api', 'delivery', 'webhooks']);
-    // The API process listens to nothing; the delivery and webhooks processes hold one connection each.
-    const before = await waitFor(async () => {
-      const pids = await listeningBackends();
-      return pids.length === 2 && pids;
-    }, 'the delivery and webhooks processes to listen');
+    // After a send, each process holds its nudge connection: the API's to NOTIFY, the others' to LISTEN too.
     await sendAndWaitForDlr(api);
+    const before = await waitFor(async () => {
+      const pids = await nudgeBackends();
+      return pids.length === 3 && pids;
+    }, 'the three processes to hold their nudge connections');
     await terminate(before);
     const after = await waitFor(async () => {
-      const pids = await listeningBackends();
-      return pids.length === 2 && pids.every((pid) => !before.includes(pid)) && pids;
-    }, 'both listening connections to be open again');
-    expect(after).toHaveLength(2);
+      const pids = await nudgeBackends();
+      return pids.length === 3 && pids.every((pid) => !before.includes(pid)) && pids;
+    }, 'the three nudge connections to be open again');
+    expect(after).toHaveLength(3);
     await sendAndWaitForDlr(api);
     expect(delivery.alive() && webhooks.alive() && api.alive()).toBe(true);
   }, 120_000);

@@ -3,24 +3,25 @@
 // of Pigeon's schema (two Pigeons, or two test schemas, on one database never wake each other), heard by every
 // process that LISTENs to it.
 //
-// Sending: one `select pg_notify(...)` on a pool connection after the work committed, at most one in flight per
-// topic (nudges that come meanwhile are one more after it), so thousands of sends a second cost a few NOTIFYs,
-// never one per message, and a send's own transaction neither waits for nor serialises on the notification
-// queue's lock (a NOTIFY inside it would hold that lock from its commit). A NOTIFY that fails is dropped: the
-// listeners' polls find the work.
+// One connection per process carries both ways, its own and not the pool's: a pooled connection goes back to
+// the pool and stops hearing, and a NOTIFY queued behind a saturated pool's waiting queries would wake the
+// others only once they ran. It is opened when the process first sends or listens, and is named
+// `pigeon-nudges <schema>` in pg_stat_activity.
 //
-// Listening: one connection of its own (not the pool's: a pooled connection goes back to the pool and stops
-// hearing), opened when the process first listens, named `pigeon-listen <schema>` in pg_stat_activity. When it
-// drops (the server restarted, the backend was terminated, the network failed) it is opened again, after a
-// backoff from 100 ms doubling to 5 s, for as long as the process runs; each time it is open again, every
-// topic's listeners are woken once, since work may have come while it was deaf. It never ends the process,
-// and is closed on shutdown.
+// Sending: one `select pg_notify(...)` after the work committed, at most one in flight per topic (nudges that
+// come meanwhile are one more after it), so thousands of sends a second cost a few NOTIFYs, never one per
+// message, and a send's own transaction neither waits for nor serialises on the notification queue's lock (a
+// NOTIFY inside it would take that lock at its commit). A NOTIFY that fails is dropped: the listeners' polls
+// find the work.
+//
+// When the connection drops (the server restarted, the backend was terminated, the network failed) it is
+// opened again, after a backoff from 100 ms doubling to 5 s, for as long as the process runs; each time it is
+// open again, every topic's listeners here are woken once, since work may have come while it was deaf, and a
+// topic nudged meanwhile is notified once. It never ends the process, and is closed on shutdown.
 import { createHash } from 'node:crypto';
-import { sql } from 'kysely';
 import pg from 'pg';
 import { backoffMs } from '../shared/backoff.ts';
 import { type Log, silentLog } from '../shared/log.ts';
-import type { Db } from './db.ts';
 
 const reconnectBaseMs = 100;
 const reconnectMaxMs = 5_000;
@@ -29,9 +30,9 @@ const connectTimeoutMs = 5_000;
 /** PostgreSQL's identifiers (channel names among them) are at most 63 bytes. */
 const maxIdentifierBytes = 63;
 
-/** The application_name of a process's listening connection on `schema`. */
-export const listenApplicationName = (schema: string): string =>
-  `pigeon-listen ${schema}`.slice(0, maxIdentifierBytes);
+/** The application_name of a process's nudge connection (LISTEN and NOTIFY) on `schema`. */
+export const nudgeApplicationName = (schema: string): string =>
+  `pigeon-nudges ${schema}`.slice(0, maxIdentifierBytes);
 
 /** The channel a topic's nudges travel on, for the Pigeon in `schema`. */
 export function nudgeChannel(schema: string, topic: string): string {
@@ -44,43 +45,44 @@ export function nudgeChannel(schema: string, topic: string): string {
 export interface DatabaseNudges {
   send(topic: string): void;
   listen(topic: string, heard: () => void): void;
-  /** Stops sending and closes the listening connection. */
+  /** Stops sending and closes the nudge connection. */
   close(): Promise<void>;
 }
 
 export function postgresNudges(options: {
-  /** The pool NOTIFYs go through. */
-  db: Db;
-  /** Where the listening connection goes: the pool's server and database. */
+  /** Where the nudge connection goes: the pool's server and database. */
   connectionString: string;
   schema: string;
   log?: Log;
 }): DatabaseNudges {
-  const { db, connectionString, schema } = options;
+  const { connectionString, schema } = options;
   const log = options.log ?? silentLog;
   const inFlight = new Set<string>();
-  const again = new Set<string>();
+  /** Topics nudged while their NOTIFY was in flight, or while the connection was not open: one more each. */
+  const owed = new Set<string>();
   const heard = new Map<string, () => void>();
   let closed = false;
   let client: pg.Client | undefined;
   /** Whether `client` has connected and LISTENs to every topic in `heard`. */
-  let listening = false;
+  let open = false;
   let failures = 0;
   let retry: NodeJS.Timeout | undefined;
 
   function notify(topic: string): void {
     if (closed) return;
-    if (inFlight.has(topic)) {
-      again.add(topic);
+    if (!open || inFlight.has(topic)) {
+      owed.add(topic);
+      if (!client && !retry) connect();
       return;
     }
+    const current = client!;
     inFlight.add(topic);
-    sql`select pg_notify(${nudgeChannel(schema, topic)}, '')`
-      .execute(db)
+    current
+      .query('select pg_notify($1, $2)', [nudgeChannel(schema, topic), ''])
       .catch(() => {})
       .finally(() => {
         inFlight.delete(topic);
-        if (again.delete(topic)) notify(topic);
+        if (client === current && open && owed.delete(topic)) notify(topic);
       });
   }
 
@@ -89,14 +91,15 @@ export function postgresNudges(options: {
   function lost(from: pg.Client, error?: Error): void {
     if (client !== from) return;
     client = undefined;
-    listening = false;
+    open = false;
+    inFlight.clear();
     from.removeAllListeners('notification');
     from.end().catch(() => {});
     if (closed) return;
     failures++;
     const waitMs = backoffMs(failures, reconnectBaseMs, reconnectMaxMs);
     if (failures === 1) {
-      log.warn({ err: error?.message, schema, retryInMs: waitMs }, 'LISTEN connection lost; reconnecting');
+      log.warn({ err: error?.message, schema, retryInMs: waitMs }, 'nudge connection lost; reconnecting');
     }
     retry = setTimeout(connect, waitMs);
   }
@@ -106,7 +109,7 @@ export function postgresNudges(options: {
     if (closed) return;
     const next = new pg.Client({
       connectionString,
-      application_name: listenApplicationName(schema),
+      application_name: nudgeApplicationName(schema),
       keepAlive: true,
       // A dead peer behind a silent network is found by TCP keepalive, probing after 10 s of quiet.
       keepAliveInitialDelayMillis: 10_000,
@@ -127,11 +130,15 @@ export function postgresNudges(options: {
         return;
       }
       if (client !== next) return;
-      listening = true;
-      if (failures > 0) log.info({ schema, failures }, 'LISTEN connection open again');
+      open = true;
+      if (failures > 0) log.info({ schema, failures }, 'nudge connection open again');
       failures = 0;
-      // Work may have come while no connection listened: every listener looks once.
+      // Work may have come while no connection listened: every listener looks once; and the nudges owed
+      // while it was closed go out now.
       for (const hear of heard.values()) hear();
+      const topics = [...owed];
+      owed.clear();
+      for (const topic of topics) notify(topic);
     })();
   }
 
@@ -142,7 +149,7 @@ export function postgresNudges(options: {
       heard.set(topic, hear);
       if (closed || known) return;
       if (!client && !retry) connect();
-      else if (client && listening) {
+      else if (client && open) {
         const current = client;
         current.query(listenSql(topic)).catch((error: Error) => lost(current, error));
       }
