@@ -97,6 +97,7 @@ export async function run(): Promise<void> {
     /** When each send's answer came back: the API's own queueing left out. */
     const accepted = new Map<string, number>();
     let refused = 0;
+    const reasons = new Set<string>();
     const send = async (i: number) => {
       const number = `336${String(40_000_000 + i)}`;
       started.set(number, performance.now());
@@ -109,8 +110,15 @@ export async function run(): Promise<void> {
             recipients: { gsm: [{ value: number }] },
           },
         }),
-      }).catch(() => undefined);
-      const body = response ? ((await response.json()) as { status: number }) : undefined;
+      }).catch((error: Error) => {
+        reasons.add(`request failed: ${error.message}`);
+        return undefined;
+      });
+      const body = response
+        ? ((await response.json()) as { status: number; message?: string; details?: string })
+        : undefined;
+      if (body && body.status !== 1)
+        reasons.add(`HTTP ${response?.status}, ${body.status} ${body.details ?? body.message}`);
       if (body?.status !== 1) {
         refused++;
         started.delete(number);
@@ -156,7 +164,7 @@ export async function run(): Promise<void> {
     console.log(
       `roles apart on PostgreSQL (api, delivery, webhooks), polls ${pollMs} ms, simulator: ` +
         `${started.size} sends accepted at ${(started.size / sentIn).toFixed(0)}/s over ${sentIn.toFixed(1)} s` +
-        (refused > 0 ? ` (${refused} refused)` : ''),
+        (refused > 0 ? ` (${refused} refused: ${[...reasons].slice(0, 3).join('; ')})` : ''),
     );
     console.log(
       `send → DLR webhook: p50 ${ms(percentile(latencies, 50))}, p99 ${ms(percentile(latencies, 99))}, ` +
