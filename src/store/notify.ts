@@ -27,6 +27,8 @@ const reconnectBaseMs = 100;
 const reconnectMaxMs = 5_000;
 /** A connection attempt that takes longer is abandoned and tried again. */
 const connectTimeoutMs = 5_000;
+/** How long closing waits for the server to see the connection off. */
+const closeTimeoutMs = 1_000;
 /** PostgreSQL's identifiers (channel names among them) are at most 63 bytes. */
 const maxIdentifierBytes = 63;
 
@@ -161,7 +163,16 @@ export function postgresNudges(options: {
       retry = undefined;
       const current = client;
       client = undefined;
-      if (current) await current.end().catch(() => {});
+      if (!current) return;
+      // A server that does not answer the goodbye (gone, or behind a cut network) does not hold up the stop.
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        current.end().catch(() => {}),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, closeTimeoutMs);
+        }),
+      ]);
+      clearTimeout(timer);
     },
   };
 }
