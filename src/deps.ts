@@ -317,6 +317,11 @@ export async function createDeps(
       nudges.send('messages');
       ops.metrics?.sends.accepted(messages);
     },
+    // Its alert's jobs for the alert worker, and its BALANCE_ALERT event for the webhook dispatcher.
+    alerted: () => {
+      nudges.send('alerts');
+      nudges.send('events');
+    },
     idempotency,
     // Without CONNECTORS_FILE the one route takes every message: nothing to ask.
     routable: config.CONNECTORS_FILE

@@ -189,6 +189,7 @@ export async function startRuntime(deps: Deps): Promise<Running> {
       queued: () => deps.nudges.send('messages'),
     });
     alertWorker.start();
+    deps.nudges.on('alerts', () => alertWorker.wake());
     if (!config.SMTP_URL)
       logger.warn({}, 'SMTP_URL is not set: balance alert e-mails will be recorded as failed');
     logger.info({}, 'balance alert worker started');

@@ -3,7 +3,8 @@
 // ROLE=webhooks process. Every poll is set to a minute, so a DLR webhook within two seconds of its send can
 // only come from wake-ups travelling through the database. Two of each role share the work, each message
 // submitted once and its webhook posted once; nudge connections killed on the server come back by themselves;
-// a click recorded by the API process wakes the webhooks process; and under the supervisor on PostgreSQL, where
+// a click recorded by the API process wakes the webhooks process, and a send crossing the balance-alert trigger
+// wakes its alert worker (whose alert SMS wakes the delivery process); and under the supervisor on PostgreSQL, where
 // nudges travel both over IPC and through the database, a send still gets one webhook, in time.
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -185,6 +186,44 @@ describe.skipIf(!inject('pgUrl'))('nodes apart on one PostgreSQL, woken through 
     // The fold runs half a second after the click; the dispatcher's poll is a minute away.
     await waitFor(() => receiver.requests.some((r) => r.path === '/clicks'), 'the CLICKER webhook', 3_000);
     expect(Date.now() - clicked).toBeLessThan(3_000);
+  }, 120_000);
+
+  it('a send crossing the balance-alert trigger through a ROLE=api process: its BALANCE_ALERT webhook and its alert SMS go out within 3 s', async () => {
+    const [api] = await nodes.startAll(['api', 'delivery', 'webhooks']);
+    const account = await h.account({ credits: 3 });
+    const phone = '33631555555';
+    const setting = await call(h.app, 'PUT', '/notification/balance', {
+      token: account.token,
+      json: { notification: { alert_trigger: '2', alert_gsm: '1', phone_number: phone } },
+    });
+    expect(setting.body.status, setting.body.details).toBe(1);
+    const hook = await call(h.app, 'POST', '/webhook', {
+      token: account.token,
+      json: { webhook: { type: 'BALANCE_ALERT', url: receiver.url('/alerts') } },
+    });
+    expect(hook.body.status, hook.body.details).toBe(1);
+    const response = await fetch(`${api.apiUrl}/send`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${account.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        sms: {
+          message: { text: 'Down to 2', pushtype: 'alert' },
+          recipients: { gsm: [{ value: '33631000777' }] },
+        },
+      }),
+    });
+    expect(((await response.json()) as { status: number }).status).toBe(1);
+    // The alert worker's poll and the dispatcher's are a minute away: only the nudges meet this.
+    await waitFor(
+      () => receiver.requests.some((r) => r.path === '/alerts'),
+      'the BALANCE_ALERT webhook',
+      3_000,
+    );
+    await waitFor(
+      () => smsc.submits.some((s) => s.destination === phone),
+      'the alert SMS at the SMSC',
+      3_000,
+    );
   }, 120_000);
 
   it('two API, two delivery and two webhooks processes: every message submitted once, one webhook each, both delivery processes take a share', async () => {

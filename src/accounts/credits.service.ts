@@ -45,9 +45,9 @@ export function createCreditsService(deps: {
    * setting is armed, disarms it and writes the BALANCE_ALERT event and the e-mail and SMS the setting asks
    * for, all in the caller's transaction, so the alert exists exactly when the debit does.
    */
-  async function alertIfCrossed(tx: Executor, accountId: number, balance: number): Promise<void> {
+  async function alertIfCrossed(tx: Executor, accountId: number, balance: number): Promise<boolean> {
     const setting = await alertsRepo.disarmIfCrossed(tx, accountId, balance);
-    if (!setting) return;
+    if (!setting) return false;
     const now = clock.now();
     const payload = balanceAlertPayload(balance, Number(setting.alert_trigger), isoSecond(now));
     await appendEvents(
@@ -63,6 +63,7 @@ export function createCreditsService(deps: {
       jobs.push({ account_id: accountId, kind: 'sms', recipient: setting.phone_number, payload });
     }
     await alertsRepo.insertJobs(tx, jobs, now);
+    return true;
   }
 
   /**
@@ -229,8 +230,9 @@ export function createCreditsService(deps: {
 
     /**
      * Debits `cost` credits inside the caller's transaction, from the account that pays for `accountId`.
-     * Throws -3 when the balance is short, -1 when `accountId` is locked; returns who paid and the balance
-     * after.
+     * Throws -3 when the balance is short, -1 when `accountId` is locked; returns who paid, the balance
+     * after, and whether it crossed the alert trigger (a balance alert was written: its caller nudges once
+     * committed).
      */
     /** `reason`: what the ledger line says the credits paid for (a campaign, or a number lookup). */
     async debit(
@@ -261,9 +263,10 @@ export function createCreditsService(deps: {
           clock.now(),
         );
         // A free debit moves no credits, so it cannot cross the trigger: the send path skips the statement.
-        await alertIfCrossed(tx, billedAccountId, balance);
+        const alerted = await alertIfCrossed(tx, billedAccountId, balance);
+        return { billedAccountId, credits: balance, alerted };
       }
-      return { billedAccountId, credits: balance };
+      return { billedAccountId, credits: balance, alerted: false };
     },
 
     /** Gives back a campaign's cost to the account that paid it, inside the caller's transaction. */

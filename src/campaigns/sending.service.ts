@@ -75,6 +75,8 @@ export function createSendingService(deps: {
   delivery: Pick<DeliveryService, 'enqueue' | 'dueBacklog'>;
   /** Told after a send's commit, with how many messages it queued (a nudge to the delivery worker). */
   queued?: (messages: number) => void;
+  /** Told after the commit of a send whose debit crossed the balance-alert trigger (a nudge to the alert worker). */
+  alerted?: () => void;
   idempotency: Pick<IdempotencyService, 'once'>;
   /**
    * Whether a delivery route of CONNECTORS_FILE takes a message (wired in deps.ts to the routing table);
@@ -166,6 +168,7 @@ export function createSendingService(deps: {
     }
 
     const accountId = auth.accountId;
+    let alerted = false;
     const sent = await batcher.submit(async (tx) => {
       // First: a send past the day's cap is refused before anything else is written.
       await dailyCap.take(tx, accountId, now, kept.length);
@@ -183,6 +186,7 @@ export function createSendingService(deps: {
         created_at: now,
       });
       const debited = await credits.debit(tx, accountId, cost, campaignId);
+      alerted = debited.alerted;
       if (debited.billedAccountId !== accountId) {
         await campaignsRepo.setBilledAccount(tx, accountId, campaignId, debited.billedAccountId);
       }
@@ -232,6 +236,7 @@ export function createSendingService(deps: {
     });
     // Committed: the delivery worker, maybe in another process, need not wait for its next poll.
     queued(kept.length);
+    if (alerted) deps.alerted?.();
     return sent;
   }
 

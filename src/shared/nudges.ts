@@ -6,8 +6,11 @@
 // store/notify.ts). Each carrier gets at most one nudge per topic per event-loop turn, however many were sent
 // in it. A process starts hearing a topic from its carriers when it first listens to it.
 
-/** New messages to send (the delivery worker's queue); new events to fan out (the webhook dispatcher's). */
-export type NudgeTopic = 'messages' | 'events';
+/**
+ * New messages to send (the delivery worker's queue); new events to fan out (the webhook dispatcher's); new
+ * balance-alert jobs (the alert worker's).
+ */
+export type NudgeTopic = 'messages' | 'events' | 'alerts';
 
 export interface Nudges {
   /** Tells every listener, here and in the server's other processes, that work of `topic` is waiting. */
@@ -35,7 +38,8 @@ export interface ListenMessage {
   topic: NudgeTopic;
 }
 
-const isTopic = (value: unknown): value is NudgeTopic => value === 'messages' || value === 'events';
+const isTopic = (value: unknown): value is NudgeTopic =>
+  value === 'messages' || value === 'events' || value === 'alerts';
 
 export const isListenMessage = (value: unknown): value is ListenMessage =>
   typeof value === 'object' &&
@@ -72,7 +76,7 @@ export function ipcCarrier(channel: NodeJS.Process): NudgeCarrier {
  * event-loop turn goes out to each carrier, and those that come in call the listeners.
  */
 export function createNudges(carriers: readonly NudgeCarrier[] = []): Nudges {
-  const listeners: Record<NudgeTopic, (() => void)[]> = { messages: [], events: [] };
+  const listeners: Record<NudgeTopic, (() => void)[]> = { messages: [], events: [], alerts: [] };
   const outgoing = new Set<NudgeTopic>();
   const tell = (topic: NudgeTopic) => {
     for (const listener of listeners[topic]) listener();
