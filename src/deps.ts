@@ -46,9 +46,10 @@ import { createHistoryService, type HistoryService } from './reads/history.servi
 import { createStatisticsService, type StatisticsService } from './reads/statistics.service.ts';
 import { createRetentionService, type RetentionService } from './retention/retention.service.ts';
 import { type Clock, systemClock } from './shared/clock.ts';
-import { createNudges, type Nudges } from './shared/nudges.ts';
+import { createNudges, ipcCarrier, type NudgeCarrier, type Nudges } from './shared/nudges.ts';
 import { openStore, type Store } from './store/db.ts';
 import { migrate, migrations } from './store/migrate.ts';
+import { postgresNudges } from './store/notify.ts';
 import { webhookLeaseGuardMs } from './webhooks/dispatch-policy.ts';
 import { createUrlGuard, type UrlGuard } from './webhooks/url-guard.ts';
 import {
@@ -115,7 +116,10 @@ export interface Deps {
   services: Services;
   /** Where webhooks may point: checked when one is stored and at every connection. */
   urlGuard: UrlGuard;
-  /** Wake-ups between the server's parts, across its processes when a supervisor runs them. */
+  /**
+   * Wake-ups between the server's parts: across the processes a supervisor runs (IPC), and on PostgreSQL across
+   * every process on the same schema, on any machine (LISTEN/NOTIFY).
+   */
   nudges: Nudges;
   /** Health, readiness and metrics: their endpoints, and the observers handed to the workers. */
   ops: Ops;
@@ -139,12 +143,18 @@ export function createLogger(config: Pick<Config, 'LOG_LEVEL'>): Logger {
 
 export async function createDeps(
   config: Config,
-  overrides: { clock?: Clock; logger?: Logger; store?: Store; nudges?: Nudges } = {},
+  overrides: {
+    clock?: Clock;
+    logger?: Logger;
+    store?: Store;
+    nudges?: Nudges;
+    /** A supervised process's IPC channel to its supervisor, which passes nudges to its other processes. */
+    supervisor?: NodeJS.Process;
+  } = {},
 ): Promise<Deps> {
   const clock = overrides.clock ?? systemClock;
   // Read before the store opens: a bad connectors file stops the start naming every error, touching nothing.
   const routing = loadRoutingTable(config);
-  const nudges = overrides.nudges ?? createNudges();
   const logger = overrides.logger ?? createLogger(config);
   const store =
     overrides.store ??
@@ -156,6 +166,21 @@ export async function createDeps(
     }));
   await migrate(store);
   const { db } = store;
+  // On PostgreSQL nudges also travel through the database, to processes started apart on any machine. Under
+  // the supervisor the IPC path stays beside it: it reaches this machine's processes without a round trip to
+  // the database and while the database is away, and a wake heard twice costs one look that finds nothing.
+  const databaseNudges =
+    overrides.nudges === undefined && store.dialect === 'postgres' && store.connectionString
+      ? postgresNudges({
+          connectionString: store.connectionString,
+          schema: store.schema ?? 'public',
+          log: logger,
+        })
+      : undefined;
+  const carriers: NudgeCarrier[] = [];
+  if (overrides.supervisor) carriers.push(ipcCarrier(overrides.supervisor));
+  if (databaseNudges) carriers.push(databaseNudges);
+  const nudges = overrides.nudges ?? createNudges(carriers);
   const tokens = createTokensService({ db, clock, timezone: config.TIMEZONE });
   // A transfer's invoice is issued by the invoices service, created below (called only later).
   const credits = createCreditsService({
@@ -295,6 +320,11 @@ export async function createDeps(
       nudges.send('messages');
       ops.metrics?.sends.accepted(messages);
     },
+    // Its alert's jobs for the alert worker, and its BALANCE_ALERT event for the webhook dispatcher.
+    alerted: () => {
+      nudges.send('alerts');
+      nudges.send('events');
+    },
     idempotency,
     // Without CONNECTORS_FILE the one route takes every message: nothing to ask.
     routable: config.CONNECTORS_FILE
@@ -425,6 +455,9 @@ export async function createDeps(
     urlGuard,
     nudges,
     ops,
-    close: () => store.destroy(),
+    async close() {
+      await databaseNudges?.close();
+      await store.destroy();
+    },
   };
 }

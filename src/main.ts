@@ -7,7 +7,6 @@ import { createDeps, createLogger, type Deps } from './deps.ts';
 import { startRuntime } from './runtime.ts';
 import { ApiError } from './shared/errors.ts';
 import { idIn } from './shared/ids.ts';
-import { createNudges } from './shared/nudges.ts';
 import { BackupRefused, backupSqlite } from './store/backup.ts';
 import { MoveRefused, moveToPostgres } from './store/move.ts';
 import { type ReadyMessage, supervise, supervisedVariable } from './supervisor.ts';
@@ -77,7 +76,7 @@ async function serve(config: Config): Promise<void> {
     loadRoutingTable(config);
     return supervise(config, createLogger(config));
   }
-  const deps = await createDeps(config, supervised ? { nudges: createNudges(process) } : {});
+  const deps = await createDeps(config, supervised ? { supervisor: process } : {});
   // Its /metrics and /ready (the API process's) then answer for every process of the server.
   if (supervised) deps.ops.superviseThrough(process);
   const running = await startRuntime(deps);

@@ -124,6 +124,7 @@ export async function startRuntime(deps: Deps): Promise<Running> {
       fold: deps.services.clickFold,
       links: deps.services.links,
       log: logger,
+      folded: () => deps.nudges.send('events'),
     });
     folder.start();
     stops.push({ name: 'click fold', stop: () => folder.stop() });
@@ -185,8 +186,10 @@ export async function startRuntime(deps: Deps): Promise<Running> {
       log: logger,
       options: alertWorkerOptions(config),
       metrics: deps.ops.metrics?.alerts,
+      queued: () => deps.nudges.send('messages'),
     });
     alertWorker.start();
+    deps.nudges.on('alerts', () => alertWorker.wake());
     if (!config.SMTP_URL)
       logger.warn({}, 'SMTP_URL is not set: balance alert e-mails will be recorded as failed');
     logger.info({}, 'balance alert worker started');

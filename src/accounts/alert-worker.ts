@@ -50,6 +50,8 @@ export function createAlertWorker(deps: {
   options: AlertWorkerOptions;
   /** Told of each job's outcome, for the operator's metrics (src/ops). */
   metrics?: { ran(kind: string, outcome: 'sent' | 'retry' | 'failed'): void };
+  /** Told after an alert SMS was queued (committed): a nudge to the delivery worker. */
+  queued?: () => void;
 }) {
   const { alerts, mailer, log, options, metrics } = deps;
 
@@ -73,6 +75,7 @@ export function createAlertWorker(deps: {
         else {
           log.info(about, 'balance alert SMS queued');
           metrics?.ran(job.kind, 'sent');
+          deps.queued?.();
         }
         return;
       } catch (error) {

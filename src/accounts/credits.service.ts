@@ -52,9 +52,9 @@ export function createCreditsService(deps: {
     balance: number,
     /** Debits written together: the balance right after the first of them that reached the trigger. */
     balanceAtCrossing: (trigger: number) => number = () => balance,
-  ): Promise<void> {
+  ): Promise<boolean> {
     const setting = await alertsRepo.disarmIfCrossed(tx, accountId, balance);
-    if (!setting) return;
+    if (!setting) return false;
     const now = clock.now();
     const trigger = Number(setting.alert_trigger);
     const payload = balanceAlertPayload(balanceAtCrossing(trigger), trigger, isoSecond(now));
@@ -71,6 +71,7 @@ export function createCreditsService(deps: {
       jobs.push({ account_id: accountId, kind: 'sms', recipient: setting.phone_number, payload });
     }
     await alertsRepo.insertJobs(tx, jobs, now);
+    return true;
   }
 
   /**
@@ -237,8 +238,9 @@ export function createCreditsService(deps: {
 
     /**
      * Debits `cost` credits inside the caller's transaction, from the account that pays for `accountId`.
-     * Throws -3 when the balance is short, -1 when `accountId` is locked; returns who paid and the balance
-     * after.
+     * Throws -3 when the balance is short, -1 when `accountId` is locked; returns who paid, the balance
+     * after, and whether it crossed the alert trigger (a balance alert was written: its caller nudges once
+     * committed).
      */
     /** `reason`: what the ledger line says the credits paid for (a campaign, or a number lookup). */
     async debit(
@@ -269,9 +271,10 @@ export function createCreditsService(deps: {
           clock.now(),
         );
         // A free debit moves no credits, so it cannot cross the trigger: the send path skips the statement.
-        await alertIfCrossed(tx, billedAccountId, balance);
+        const alerted = await alertIfCrossed(tx, billedAccountId, balance);
+        return { billedAccountId, credits: balance, alerted };
       }
-      return { billedAccountId, credits: balance };
+      return { billedAccountId, credits: balance, alerted: false };
     },
 
     /**
@@ -290,14 +293,15 @@ export function createCreditsService(deps: {
      * Debits sends written together in one transaction (a group of small sends on PostgreSQL): one
      * conditional UPDATE per paying account, in id order (two groups never wait on each other crosswise),
      * their ledger lines in one statement, and each account's balance alert once. Answers the balance after
-     * each debit, in the order given, as if they had been made one by one; undefined when an account cannot pay
+     * each debit, in the order given, as if they had been made one by one, and whether one crossed an alert
+     * trigger (its caller nudges once committed); undefined when an account cannot pay
      * them all: the caller then rolls its transaction back and makes them one by one, which refuses exactly
      * the sends that cannot be paid. Call it last before the commit: the account's row stays locked until then.
      */
     async debitMany(
       tx: Executor,
       debits: readonly { billedAccountId: number; cost: number; campaignId: number }[],
-    ): Promise<number[] | undefined> {
+    ): Promise<{ after: number[]; alerted: boolean } | undefined> {
       const totals = new Map<number, number>();
       for (const d of debits) totals.set(d.billedAccountId, (totals.get(d.billedAccountId) ?? 0) + d.cost);
       const finals = new Map<number, number>();
@@ -330,11 +334,13 @@ export function createCreditsService(deps: {
         else crossings.set(billedAccountId, [balance]);
       }
       await creditsRepo.recordLedgerMany(tx, ledger, clock.now());
+      let alerted = false;
       for (const [accountId, balances] of crossings) {
         const final = finals.get(accountId)!;
-        await alertIfCrossed(tx, accountId, final, (trigger) => balances.find((b) => b <= trigger) ?? final);
+        const crossed = (trigger: number) => balances.find((b) => b <= trigger) ?? final;
+        if (await alertIfCrossed(tx, accountId, final, crossed)) alerted = true;
       }
-      return after;
+      return { after, alerted };
     },
 
     /** Gives back a campaign's cost to the account that paid it, inside the caller's transaction. */

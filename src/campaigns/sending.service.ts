@@ -57,6 +57,8 @@ interface SmallSend {
   recipients: number;
   messagesOf(start: number, end: number): NewMessage[];
   linksOf(campaignId: number, start: number, end: number): NewLink[];
+  /** Told when the group's debits crossed a balance-alert trigger, for the nudge after the commit. */
+  alerted(): void;
 }
 
 /** Sends of at most this many kept recipients may be written together; larger ones are alone anyway. */
@@ -89,6 +91,8 @@ export function createSendingService(deps: {
   delivery: Pick<DeliveryService, 'enqueue' | 'enqueueMany' | 'dueBacklog'>;
   /** Told after a send's commit, with how many messages it queued (a nudge to the delivery worker). */
   queued?: (messages: number) => void;
+  /** Told after the commit of a send whose debit crossed the balance-alert trigger (a nudge to the alert worker). */
+  alerted?: () => void;
   idempotency: Pick<IdempotencyService, 'once'>;
   /**
    * Whether a delivery route of CONNECTORS_FILE takes a message (wired in deps.ts to the routing table);
@@ -146,7 +150,7 @@ export function createSendingService(deps: {
           const linkRows = sends.flatMap((s, i) => s.linksOf(ids[i], 0, s.recipients));
           if (linkRows.length > 0) await links.store(tx, linkRows);
           // Last: the paying accounts' rows stay locked from here to the commit.
-          const balances = await credits.debitMany(
+          const debited = await credits.debitMany(
             tx,
             sends.map((s, i) => ({
               billedAccountId: billed.get(s.campaign.account_id)!,
@@ -154,11 +158,13 @@ export function createSendingService(deps: {
               campaignId: ids[i],
             })),
           );
-          if (balances === undefined) return undefined;
+          if (debited === undefined) return undefined;
+          // Which send crossed matters not: any one of them nudges the alert worker once committed.
+          if (debited.alerted) sends[0].alerted();
           return sends.map((s, i) => ({
             ticket: idOut(ids[i]),
             cost: s.cost,
-            credits: balances[i],
+            credits: debited.after[i],
             ...s.counts,
           }));
         }
@@ -238,6 +244,7 @@ export function createSendingService(deps: {
     }
 
     const accountId = auth.accountId;
+    let alerted = false;
     /** The messages of recipients `start` to `end` (excluded), as delivery queues them. */
     const messagesOf = (start: number, end: number): NewMessage[] => {
       const messages: NewMessage[] = [];
@@ -290,13 +297,26 @@ export function createSendingService(deps: {
     // A small send without an Idempotency-Key may be written together with the others of its group.
     const together: SmallSend | undefined =
       writeTogether && !record && kept.length <= smallSendRecipients
-        ? { campaign: campaignRow, now, cost, counts, listIds, messagesOf, linksOf, recipients: kept.length }
+        ? {
+            campaign: campaignRow,
+            now,
+            cost,
+            counts,
+            listIds,
+            messagesOf,
+            linksOf,
+            recipients: kept.length,
+            alerted: () => {
+              alerted = true;
+            },
+          }
         : undefined;
     const sent = await batcher.submit(async (tx) => {
       // First: a send past the day's cap is refused before anything else is written.
       await dailyCap.take(tx, accountId, now, kept.length);
       const campaignId = await campaignsRepo.insert(tx, campaignRow);
       const debited = await credits.debit(tx, accountId, cost, campaignId);
+      alerted = debited.alerted;
       if (debited.billedAccountId !== accountId) {
         await campaignsRepo.setBilledAccount(tx, accountId, campaignId, debited.billedAccountId);
       }
@@ -315,6 +335,7 @@ export function createSendingService(deps: {
     }, together);
     // Committed: the delivery worker, maybe in another process, need not wait for its next poll.
     queued(kept.length);
+    if (alerted) deps.alerted?.();
     return sent;
   }
 

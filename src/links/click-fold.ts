@@ -157,6 +157,8 @@ export function createClickFolder(deps: {
   links: Pick<LinksService, 'onClicksStored'>;
   log: Pick<Logger, 'error'>;
   options?: Partial<ClickFolderOptions>;
+  /** Told after a fold committed clicks (and so, maybe, CLICKER events): a nudge to the webhook dispatcher. */
+  folded?: () => void;
 }) {
   const { fold, links, log } = deps;
   const { batchSize, delayMs, pollMs } = { ...defaultClickFolderOptions, ...deps.options };
@@ -166,7 +168,11 @@ export function createClickFolder(deps: {
   const loop = createPollLoop({
     pollMs,
     // A full batch means more may be waiting: fold again at once.
-    step: async () => (await fold.foldClicks(batchSize)) === batchSize,
+    step: async () => {
+      const clicks = await fold.foldClicks(batchSize);
+      if (clicks > 0) deps.folded?.();
+      return clicks === batchSize;
+    },
     onError: (error) => log.error({ err: error }, 'click fold failed; retried at the next poll'),
   });
 

@@ -19,6 +19,8 @@ export interface Store {
   dialect: DialectName;
   /** PostgreSQL schema holding Pigeon's tables. */
   schema?: string;
+  /** PostgreSQL: the server and database, without `?schema=`, for a connection outside the pool (LISTEN). */
+  connectionString?: string;
   /** Runs `fn` holding the database-wide migration lock (PostgreSQL; SQLite needs none). */
   withMigrationLock<T>(fn: () => Promise<T>): Promise<T>;
   /** The connection pool's use now, for metrics: SQLite has one connection, always open. */
@@ -163,6 +165,7 @@ async function openPostgres(url: string, options: StoreOptions): Promise<Store> 
     db,
     dialect: 'postgres',
     schema: schema ?? 'public',
+    connectionString,
     withMigrationLock: (fn) => withAdvisoryLock(connectionString, fn),
     connections: () => ({
       max: pool.options.max,
