@@ -149,7 +149,12 @@ async function openPostgres(url: string, options: StoreOptions): Promise<Store> 
     query_timeout: options.pgQueryTimeoutMs ?? pgDefaultTimeouts.queryMs,
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
-    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+    // Prepared statements (prepareNamed) are planned for their values at every call, as unnamed ones are: a
+    // generic plan, made once per connection, can use no partial index whose predicate a parameter holds
+    // (the queues' `state = $1`), and one made while a table was small keeps reading it whole.
+    options: [...(schema ? [`-c search_path=${schema}`] : []), '-c plan_cache_mode=force_custom_plan'].join(
+      ' ',
+    ),
   });
   // A connection that breaks (the server restarted, the network dropped) leaves the pool, and the next query
   // opens a new one; unheard, its error would end the process: the pool's for an idle connection, the
