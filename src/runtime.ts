@@ -31,6 +31,7 @@ import { readsRoutes } from './reads/reads.routes.ts';
 import { statisticsRoutes } from './reads/statistics.routes.ts';
 import { retentionRoutes } from './retention/retention.routes.ts';
 import { createRetentionJob } from './retention/retention-job.ts';
+import { createFirstStatistics } from './store/first-statistics.ts';
 import { dispatcherFromConfig } from './webhooks/dispatch-policy.ts';
 import { webhooksRoutes } from './webhooks/webhooks.routes.ts';
 
@@ -154,6 +155,14 @@ export async function startRuntime(deps: Deps): Promise<Running> {
       role,
       log: logger,
     });
+    // On a new PostgreSQL database: each queue's first statistics as soon as it fills, not a minute later.
+    const firstStatistics = createFirstStatistics({
+      db: deps.store.db,
+      dialect: deps.store.dialect,
+      log: logger,
+    });
+    firstStatistics.start();
+    stops.push({ name: 'first statistics', stop: () => firstStatistics.stop() });
     // Stopped first: in-flight submits finish and are recorded before the servers close.
     stops.unshift({
       name: 'delivery worker',
