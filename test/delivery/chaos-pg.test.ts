@@ -7,8 +7,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../helpers/cli.ts';
+import { type PigeonNode, startNode } from '../helpers/nodes.ts';
 import { canRunPgCluster, type PgCluster, pgQuery, startPgCluster } from '../helpers/pg-cluster.ts';
-import { type RoleProcess, startRole } from '../helpers/role-process.ts';
 import { TestSmsc } from '../helpers/smsc.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { WebhookReceiver } from '../helpers/webhook-receiver.ts';
@@ -20,15 +20,15 @@ const available = await canRunPgCluster();
 interface Topology {
   schema: string;
   env: Record<string, string>;
-  api: RoleProcess;
-  deliveries: RoleProcess[];
-  webhooks: RoleProcess;
+  api: PigeonNode;
+  deliveries: PigeonNode[];
+  webhooks: PigeonNode;
   token: string;
   startingCredits: number;
   smsc: TestSmsc;
   receiver: WebhookReceiver;
   /** Every process started, to check that none exited and to stop them all. */
-  all: RoleProcess[];
+  all: PigeonNode[];
 }
 
 /** An answer of the API over HTTP, with how long it took. */
@@ -81,7 +81,7 @@ describe.skipIf(!available)('chaos on several nodes, PostgreSQL [private cluster
     const t = current;
     current = undefined;
     if (!t) return;
-    await Promise.all(t.all.map((p) => p.kill('SIGKILL')));
+    await Promise.all(t.all.map((p) => p.kill()));
     await t.smsc.close();
     await t.receiver.close();
   });
@@ -111,7 +111,7 @@ describe.skipIf(!available)('chaos on several nodes, PostgreSQL [private cluster
       METRICS: 'off',
     };
     // The API first: it migrates the schema the others then find current.
-    const api = await startRole('api', env);
+    const api = await startNode({ role: 'api', databaseUrl: env.DATABASE_URL, env });
     const startingCredits = 1_000_000;
     const token = await createAccount(
       { ...process.env, ...env, LOG_LEVEL: 'warn' },
@@ -136,9 +136,9 @@ describe.skipIf(!available)('chaos on several nodes, PostgreSQL [private cluster
     expect(hook.body.status, JSON.stringify(hook.body)).toBe(1);
     const roles = await Promise.all([
       ...Array.from({ length: deliveryProcesses }, () =>
-        startRole('delivery', env, { readyMsg: 'delivery worker started' }),
+        startNode({ role: 'delivery', databaseUrl: env.DATABASE_URL, env }),
       ),
-      startRole('webhooks', env, { readyMsg: 'webhook dispatcher started' }),
+      startNode({ role: 'webhooks', databaseUrl: env.DATABASE_URL, env }),
     ]);
     started.push(...roles);
     t.deliveries = roles.slice(0, deliveryProcesses);
@@ -222,7 +222,7 @@ describe.skipIf(!available)('chaos on several nodes, PostgreSQL [private cluster
     expect(Number(ledger.spent)).toBe(-cost);
   }
 
-  const noneExited = (t: Topology) => expect(t.all.filter((p) => p.exited()).map((p) => p.role)).toEqual([]);
+  const noneExited = (t: Topology) => expect(t.all.filter((p) => !p.alive()).map((p) => p.role)).toEqual([]);
 
   it('kill -9 of a delivery process mid-campaign: nothing lost, at most its window sent twice, its leases back within LEASE_SECONDS', async () => {
     const t = await topology(2);
@@ -231,11 +231,11 @@ describe.skipIf(!available)('chaos on several nodes, PostgreSQL [private cluster
     await waitFor(() => t.smsc.submits.length >= 600, 'a fifth of the campaign submitted', 30_000);
     const [victim, survivor] = t.deliveries;
     const killedAt = Date.now();
-    await victim.kill('SIGKILL');
+    await victim.kill();
     await everyMessageDone(t, [ticket], size);
     // The killed process's messages came back to the queue within about a lease (plus a sweep).
-    const released = await survivor.waitForLine(
-      (l) => l.msg.startsWith('released messages whose worker stopped'),
+    const released = await survivor.waitForLog(
+      (l) => l.msg?.startsWith('released messages whose worker stopped') === true,
       'the survivor releasing the dead worker’s messages',
     );
     expect(Number(released.time) - killedAt).toBeLessThanOrEqual(leaseSeconds * 1000 + 2000);

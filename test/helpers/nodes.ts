@@ -37,6 +37,8 @@ export interface PigeonNode {
   kill(): Promise<void>;
   /** Sends `signal` (SIGTERM by default) and resolves with the exit code once it has exited. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
+  /** Resolves with the first log line `match` holds for, waiting up to `timeoutMs`; throws if it exits first. */
+  waitForLog(match: (line: NodeLogLine) => boolean, what: string, timeoutMs?: number): Promise<NodeLogLine>;
 }
 
 export interface StartNodeOptions {
@@ -130,6 +132,16 @@ export async function startNode(options: StartNodeOptions): Promise<PigeonNode> 
         if (alive()) child.kill(signal);
         return (await exited).code;
       },
+      waitForLog: (match, what, timeoutMs = 30_000) =>
+        waitFor(
+          () => {
+            if (!alive())
+              throw new Error(`the ${role} process exited (code ${child.exitCode}) before ${what}`);
+            return logs.find(match);
+          },
+          what,
+          timeoutMs,
+        ),
     };
   } catch (error) {
     child.kill('SIGKILL');
