@@ -52,6 +52,19 @@ const numbersBodies = {
   npai: Type.Object({ npai: Type.Object({ contacts: Contacts }) }),
 };
 
+/**
+ * SMSFactor's own XML example for POST /npai has the root `<list>` (`<list><contacts><gsm>…`), and its Elixir
+ * client sends `{list:{contacts:…}}` to both /npai and /blacklist: a body whose only resource is `list` is read
+ * as the route's own root.
+ */
+function underOwnRoot(body: unknown, root: 'blacklist' | 'npai'): unknown {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return body;
+  const given = body as Record<string, unknown>;
+  if (root in given || !('list' in given)) return body;
+  const { list, ...rest } = given;
+  return { ...rest, [root]: list };
+}
+
 export function listsRoutes(app: App, lists: ListsService): void {
   app.post(
     '/list',
@@ -128,6 +141,9 @@ export function listsRoutes(app: App, lists: ListsService): void {
         schema: {
           body: numbersBodies[list],
           response: AddedNumbersAnswer,
+        },
+        preValidation: async (req) => {
+          req.body = underOwnRoot(req.body, list) as typeof req.body;
         },
       },
       async (req) => {

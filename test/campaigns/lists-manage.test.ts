@@ -360,6 +360,27 @@ describeEachDialect('blacklist and NPAI list', (h) => {
     ]);
   });
 
+  it("POST /npai takes SMSFactor's own XML example (root <list>), and the list root in JSON on /blacklist", async () => {
+    const a = await h().account();
+    const xml = await call(h().app, 'POST', '/npai', {
+      token: a.token,
+      xml: `<?xml version="1.0" encoding="UTF-8"?><list><contacts><gsm><value>${fr(73)}</value><info1>Hedy</info1></gsm><gsm>${fr(74)}</gsm></contacts></list>`,
+    });
+    expect(xml.body).toEqual({ status: '1', message: 'OK', added_contacts: '2', invalid: '0' });
+    const npai = await call(h().app, 'GET', '/npai', { token: a.token });
+    expect(npai.body.list.map((e: Contact) => [e.destination, e.info1])).toEqual([
+      [fr(73), 'Hedy'],
+      [fr(74), ''],
+    ]);
+    const json = await call(h().app, 'POST', '/blacklist', {
+      token: a.token,
+      json: { list: { contacts: { gsm: [{ value: fr(75) }] } } },
+    });
+    expect(json.body).toMatchObject({ status: 1, added_contacts: 1 });
+    const neither = await call(h().app, 'POST', '/npai', { token: a.token, json: { lists: {} } });
+    expect(neither.body).toMatchObject({ status: -7 });
+  });
+
   it('DELETE /blacklist/contact/:id and /npai/contact/:id take a number off: it can be sent to again', async () => {
     const a = await h().account();
     await addNumbers(h(), a, 'blacklist', [{ value: fr(81) }]);
