@@ -14,7 +14,6 @@ const MessageBody = Type.Object({
   sender: Type.Optional(Type.String()),
   unicode: Type.Optional(Type.Unknown()),
 });
-const ValueItem = Type.Object({ value: Type.String() });
 
 const SendBody = Type.Object({
   sms: Type.Object({
@@ -25,12 +24,20 @@ const SendBody = Type.Object({
   }),
 });
 
+/** A list of a list campaign; `gsmsmsid` is declared so the API says it is refused here (POST /send only). */
+const ListItem = Type.Object({
+  value: Type.String(),
+  gsmsmsid: Type.Optional(
+    Type.Unknown({ description: 'refused with -7: gsmsmsid applies to POST /send only, one per number' }),
+  ),
+});
+
 /** `sms.lists[]` is the reference service's shape; the seed's `sms.recipients.gsm[]` of list ids also works. */
 const SendListsBody = Type.Object({
   sms: Type.Object({
     message: MessageBody,
-    lists: Type.Optional(Type.Array(ValueItem)),
-    recipients: Type.Optional(Type.Object({ gsm: Type.Optional(Type.Array(ValueItem)) })),
+    lists: Type.Optional(Type.Array(ListItem)),
+    recipients: Type.Optional(Type.Object({ gsm: Type.Optional(Type.Array(ListItem)) })),
   }),
 });
 

@@ -28,6 +28,25 @@ export interface RecipientInput {
   gsmsmsid?: string;
 }
 
+/** One list of POST /send/lists: its id in `value`. */
+export interface ListRef {
+  value: string;
+  /** Not taken here: refused rather than silently dropped (see refuseGsmsmsid). */
+  gsmsmsid?: unknown;
+}
+
+/**
+ * `gsmsmsid` names one recipient's message on POST /send (and GET /send). A list campaign's recipients are
+ * its lists' contacts, so an id given beside a list could name none of them: it is refused, not dropped.
+ */
+function refuseGsmsmsid(listRefs: readonly ListRef[]): void {
+  const given = listRefs.find((ref) => ref.gsmsmsid !== undefined);
+  if (given === undefined) return;
+  throw ApiError.data(
+    `gsmsmsid is not taken on /send/lists (list ${given.value}): it applies to POST /send, one per number; a list campaign's messages are identified by their contacts`,
+  );
+}
+
 /** What a send answers (its route's schema): the ticket (none for a simulation), cost, balance and counts. */
 export type CampaignResult = CampaignResultView;
 
@@ -381,9 +400,10 @@ export function createSendingService(deps: {
     async sendLists(
       auth: AuthContext,
       message: MessageInput,
-      listRefs: { value: string }[],
+      listRefs: ListRef[],
       options: SendOptions,
     ): Promise<CampaignResult> {
+      refuseGsmsmsid(listRefs);
       const keyed = options.simulate ? undefined : options.idempotency;
       if (keyed?.key !== undefined) {
         return deps.idempotency.once(

@@ -287,6 +287,35 @@ describeEachDialect('send to lists', (h) => {
     expect(messages.every((m) => m.contact_id !== null && m.gsmsmsid === null)).toBe(true);
   });
 
+  it('refuses gsmsmsid beside a list (POST /send only), in lists, recipients and XML, and sends nothing', async () => {
+    const a = await h().account();
+    const l = await createList(h(), a, [{ value: fr(1) }]);
+    const bodies = [
+      { json: { sms: { message: { text: 'x' }, lists: [{ value: l.body.id, gsmsmsid: 'g1' }] } } },
+      {
+        json: {
+          sms: { message: { text: 'x' }, recipients: { gsm: [{ value: l.body.id, gsmsmsid: 'g1' }] } },
+        },
+      },
+      {
+        xml: `<sms><message><text>x</text></message><recipients><gsm gsmsmsid="g1">${l.body.id}</gsm></recipients></sms>`,
+      },
+    ];
+    for (const body of bodies) {
+      for (const path of ['/send/lists', '/send/lists/simulate']) {
+        const r = await call(h().app, 'POST', path, { token: a.token, accept: 'application/json', ...body });
+        expect(r.body).toMatchObject({
+          status: -7,
+          details: expect.stringMatching(
+            /^gsmsmsid is not taken on \/send\/lists \(list \d+\): it applies to POST \/send/,
+          ),
+        });
+      }
+    }
+    const stored = h().deps.store.db.selectFrom('campaigns').select('id').where('account_id', '=', a.id);
+    expect(await stored.execute()).toEqual([]);
+  });
+
   it('accepts the seed reading: sms.recipients.gsm values are list ids; and XML <lists><value>', async () => {
     const a = await h().account();
     const l = await createList(h(), a, [{ value: fr(1) }]);
