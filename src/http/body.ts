@@ -2,6 +2,7 @@
 // Content-Type decides; when it is missing or says something else, the first character does.
 import { ApiError, Status } from '../shared/errors.ts';
 import { checkXmlSize } from './request-limits.ts';
+import { bareValuesToObjects } from './value-items.ts';
 import { parseXml } from './xml.ts';
 
 export type BodyFormat = 'json' | 'xml';
@@ -44,7 +45,7 @@ export function parseBody(text: string, syntax: Syntax, xmlLimit = Number.POSITI
       checkXmlSize(text, xmlLimit);
       return parseXml(text.trim());
     case 'json':
-      return parseJson(text);
+      return bareValuesToObjects(parseJson(text));
     case 'form': {
       const form = new URLSearchParams(text.trim());
       const data = form.get('data');

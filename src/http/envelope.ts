@@ -59,6 +59,8 @@ interface ValidationIssue {
   params: Record<string, unknown>;
 }
 
+const article = (noun: string) => (/^[aeiou]/i.test(noun) ? 'an' : 'a');
+
 /** Turns a schema violation into one precise sentence: `sms.message.text is required`. */
 export function describeValidation(issues: ValidationIssue[], context: string | undefined): string {
   const issue = issues[0];
@@ -72,7 +74,7 @@ export function describeValidation(issues: ValidationIssue[], context: string | 
       return `${field()} must be one of: ${(issue.params.allowedValues as unknown[]).join(', ')}`;
     case 'type':
       if (base.length === 0) return 'request body is missing or is not an object';
-      return `${field()} must be ${issue.params.type === 'array' ? 'an array' : `a ${issue.params.type}`}`;
+      return `${field()} must be ${article(String(issue.params.type))} ${issue.params.type}`;
     case 'additionalProperties':
       return `${field(issue.params.additionalProperty)} is not a known field`;
     default:

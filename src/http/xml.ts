@@ -2,6 +2,8 @@
 // are arrays even when there is one, `gsmsmsid` is an attribute of <gsm> whose text is the number.
 import { XMLBuilder, XMLParser, XMLValidator } from 'fast-xml-parser';
 import { ApiError, Status } from '../shared/errors.ts';
+import { valueObjectPaths } from './value-items.ts';
+import { describeXmlError } from './xml-errors.ts';
 
 /** Elements that are arrays wherever they appear under these paths (root included). */
 const arrayPaths = new Set([
@@ -12,14 +14,6 @@ const arrayPaths = new Set([
   'blacklist.contacts.gsm',
   'npai.contacts.gsm',
   'token.allowed_ips',
-]);
-/** Array elements whose items are objects with a `value`: a bare `<gsm>336…</gsm>` becomes `{value}`. */
-const valueObjectPaths = new Set([
-  'sms.recipients.gsm',
-  'sms.lists',
-  'list.contacts.gsm',
-  'blacklist.contacts.gsm',
-  'npai.contacts.gsm',
 ]);
 
 const maxDepth = 32;
@@ -88,9 +82,7 @@ export function parseXml(xml: string): Record<string, unknown> {
   }
   const valid = XMLValidator.validate(xml);
   if (valid !== true) {
-    throw xmlError(
-      `XML is not well-formed: ${valid.err.msg} (line ${valid.err.line}, column ${valid.err.col})`,
-    );
+    throw xmlError(`XML is not well-formed: ${describeXmlError(xml, valid.err)}`);
   }
   checkDepth(xml);
   let parsed: Record<string, unknown>;

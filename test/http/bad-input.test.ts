@@ -31,6 +31,68 @@ describeEachDialect(
       expect(r.body).toMatchObject({ status: '-2', message: 'XML error' });
     });
 
+    it('malformed XML says what is wrong and where, in words; a raw <-short-> gets the CDATA or &lt; hint', async () => {
+      const a = await h().account();
+      const cases: [string, string][] = [
+        [
+          '<sms><message><text>x</text>',
+          'XML is not well-formed: the body ends (line 1, column 29) before <message>, <sms> are closed',
+        ],
+        [
+          '<sms><message><text>x</text></sms>',
+          'XML is not well-formed: </sms> found where </message> was expected (line 1, column 29); <message> was opened at line 1, column 6',
+        ],
+        [
+          '<sms><message><text>Go <-short-></text><links>https://x.example</links></message></sms>',
+          'XML is not well-formed: a raw <-short-> in a text is read as a tag (line 1, column 24): write it &lt;-short-&gt; or wrap the text in <![CDATA[…]]>',
+        ],
+        [
+          '<sms><message><text>a & b</text></message></sms>',
+          'XML is not well-formed: a raw & must be written &amp; (line 1, column 23)',
+        ],
+      ];
+      for (const [xml, details] of cases) {
+        const r = await call(h().app, 'POST', '/send/simulate', {
+          token: a.token,
+          xml,
+          accept: 'application/json',
+        });
+        expect(r.body).toEqual({ status: -2, message: 'XML error', details });
+      }
+      // Both ways the hint names are taken.
+      for (const text of ['<![CDATA[Go <-short->]]>', 'Go &lt;-short-&gt;']) {
+        const r = await call(h().app, 'POST', '/send/simulate', {
+          token: a.token,
+          xml: `<sms><message><text>${text}</text><links>https://x.example</links></message><recipients><gsm>33612345678</gsm></recipients></sms>`,
+          accept: 'application/json',
+        });
+        expect(r.body).toMatchObject({ status: 1, sent: 1 });
+      }
+    });
+
+    it('a bare number in a value array is taken as {"value": …} in JSON, as <gsm>…</gsm> is in XML', async () => {
+      const a = await h().account();
+      const bare = await call(h().app, 'POST', '/send/simulate', {
+        token: a.token,
+        json: {
+          sms: {
+            message: { text: 'hi' },
+            recipients: { gsm: ['33612345678', 33612345679, { value: '33612345670' }] },
+          },
+        },
+      });
+      expect(bare.body).toMatchObject({ status: 1, total: 3, sent: 3 });
+      const odd = await call(h().app, 'POST', '/send/simulate', {
+        token: a.token,
+        json: { sms: { message: { text: 'hi' }, recipients: { gsm: [true] } } },
+      });
+      expect(odd.body).toEqual({
+        status: -7,
+        message: 'Data error',
+        details: 'sms.recipients.gsm.0 must be an object',
+      });
+    });
+
     it('DOCTYPE and entities are refused (no expansion, no external fetch)', async () => {
       const a = await h().account();
       const bombs = [
@@ -56,7 +118,7 @@ describeEachDialect(
     it('wrong types are -7 naming the field', async () => {
       const a = await h().account();
       const cases: [unknown, string][] = [
-        [{ webhook: 'MO' }, 'webhook must be a object'],
+        [{ webhook: 'MO' }, 'webhook must be an object'],
         [{}, 'webhook is required'],
         [[], 'request body is missing or is not an object'],
         [{ webhook: { type: { name: 'MO' }, url: 'https://x.example' } }, 'webhook.type must be a string'],
