@@ -1,5 +1,6 @@
 // Request bodies: JSON, XML, or a form whose `data` field holds JSON (legacy clients). The declared
-// Content-Type decides; when it is missing or says something else, the first character does.
+// Content-Type decides, unless the first character contradicts it (`<` is XML, `{` or `[` JSON); when the type
+// is missing or says something else, the first character does.
 import { ApiError, Status } from '../shared/errors.ts';
 import { checkXmlSize } from './request-limits.ts';
 import { bareValuesToObjects } from './value-items.ts';
@@ -19,12 +20,15 @@ function parseJson(text: string): unknown {
 export function detectSyntax(text: string, contentType: string | undefined): Syntax {
   const trimmed = text.trim();
   if (trimmed === '') return 'empty';
+  // What the first character says, when it says something no other declared syntax could start with: `curl -d`
+  // declares a form whatever it sends, so `<sms>…` or `{"sms":…}` under a form (or the other) type is sniffed.
+  const sniffed = trimmed[0] === '<' ? 'xml' : trimmed[0] === '{' || trimmed[0] === '[' ? 'json' : undefined;
   const type = (contentType ?? '').toLowerCase();
-  if (type.includes('x-www-form-urlencoded')) return 'form';
-  if (type.includes('xml')) return 'xml';
-  if (type.includes('json')) return 'json';
-  if (trimmed[0] === '<') return 'xml';
-  if (trimmed[0] !== '{' && trimmed[0] !== '[' && /^[\w.%-]+=/.test(trimmed)) return 'form';
+  if (type.includes('x-www-form-urlencoded')) return sniffed ?? 'form';
+  if (type.includes('xml')) return sniffed ?? 'xml';
+  if (type.includes('json')) return sniffed ?? 'json';
+  if (sniffed) return sniffed;
+  if (/^[\w.%-]+=/.test(trimmed)) return 'form';
   return 'json';
 }
 

@@ -191,6 +191,38 @@ describeEachDialect(
       expect(names).toEqual(['default', 'sniffed', 'raw', 'legacy']);
     });
 
+    it("sniffs an XML or JSON body sent with a form Content-Type (curl -d's default), and a body contradicting its type", async () => {
+      const a = await h().account();
+      const send =
+        '<sms><message><text>hi</text></message><recipients><gsm>33612345678</gsm></recipients></sms>';
+      const xml = await call(h().app, 'POST', '/send/simulate', {
+        token: a.token,
+        body: send,
+        contentType: 'application/x-www-form-urlencoded',
+      });
+      expect(xml.contentType).toContain('xml');
+      expect(xml.body).toMatchObject({ status: '1', sent: '1' });
+      const json = await call(h().app, 'POST', '/send/simulate', {
+        token: a.token,
+        body: '{"sms":{"message":{"text":"hi"},"recipients":{"gsm":[{"value":"33612345678"}]}}}',
+        contentType: 'application/x-www-form-urlencoded',
+      });
+      expect(json.body).toMatchObject({ status: 1, sent: 1 });
+      const xmlAsJson = await call(h().app, 'POST', '/send/simulate', {
+        token: a.token,
+        body: send,
+        contentType: 'application/json',
+      });
+      expect(xmlAsJson.body).toMatchObject({ status: '1', sent: '1' });
+      // A real form still reads as one.
+      const form = await call(h().app, 'POST', '/token', {
+        token: a.token,
+        body: `data=${encodeURIComponent('<token><name>in-a-form</name></token>')}`,
+        contentType: 'application/x-www-form-urlencoded',
+      });
+      expect(form.body.status).toBe(1);
+    });
+
     it('Accept picks the format; without it the answer follows the request body', async () => {
       const a = await h().account();
       const xmlForJson = await call(h().app, 'GET', '/credits', { token: a.token, accept: 'text/xml' });
