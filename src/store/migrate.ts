@@ -26,6 +26,7 @@ import * as replyKeywords from './migrations/023-reply-keywords.ts';
 import * as consoleSessions from './migrations/024-console-sessions.ts';
 import * as webhookAttemptExchange from './migrations/025-webhook-attempt-exchange.ts';
 import * as campaignClicks from './migrations/026-campaign-clicks.ts';
+import * as webhookFormat from './migrations/027-webhook-format.ts';
 
 /** Migrations in order; each is told the dialect so column types can differ where they must. */
 export const migrations = {
@@ -55,6 +56,7 @@ export const migrations = {
   '024-console-sessions': consoleSessions,
   '025-webhook-attempt-exchange': webhookAttemptExchange,
   '026-campaign-clicks': campaignClicks,
+  '027-webhook-format': webhookFormat,
 };
 
 /** Applies every pending migration. Safe to run from several processes at once (Kysely takes a lock). */

@@ -88,6 +88,8 @@ export interface WebhooksTable {
   url: string;
   signature: string | null;
   secret: string;
+  /** The body's format: `json` (the default) or `form` (application/x-www-form-urlencoded). */
+  format: Generated<string>;
   status: string;
   last_http_code: number | null;
   /** When the failures since the last success began; null while it succeeds. */

@@ -8,6 +8,7 @@ import { GroupCommit } from '../shared/group-commit.ts';
 import type { Log } from '../shared/log.ts';
 import { createPollLoop } from '../shared/poll-loop.ts';
 import { recordRetry } from '../shared/write-retry.ts';
+import { encodeBody } from './body-format.ts';
 import type { HttpSender, WebhookRequest } from './http-sender.ts';
 import { maxAttempts } from './retry-schedule.ts';
 import { standardSignature } from './signing.ts';
@@ -48,20 +49,24 @@ export type Dispatcher = ReturnType<typeof createDispatcher>;
 /** How often at most a claim may look past the backlog of webhooks that have no room left. */
 const wideClaimMs = 200;
 
-/** The request of one attempt: the event's JSON, the SMSFactor signature, and Standard Webhooks headers. */
+/**
+ * The request of one attempt: the event in the webhook's format (JSON, or a form), the SMSFactor signature,
+ * and Standard Webhooks headers signing the body as sent.
+ */
 export function webhookRequest(delivery: ClaimedDelivery, attemptedAt: number): WebhookRequest {
   // Stable across retries, so a receiver can drop a delivery it already processed.
   const msgId = `msg_${delivery.id}`;
   const timestamp = Math.floor(attemptedAt / 1000);
+  const { body, contentType } = encodeBody(delivery.body, delivery.format);
   const headers: Record<string, string> = {
-    'content-type': 'application/json',
+    'content-type': contentType,
     'user-agent': 'Pigeon-Webhooks/1',
     'webhook-id': msgId,
     'webhook-timestamp': String(timestamp),
-    'webhook-signature': standardSignature(delivery.secret, msgId, timestamp, delivery.body),
+    'webhook-signature': standardSignature(delivery.secret, msgId, timestamp, body),
   };
   if (delivery.signature !== null) headers['X-SMSFactor-Signature'] = delivery.signature;
-  return { url: delivery.url, body: delivery.body, headers };
+  return { url: delivery.url, body, headers };
 }
 
 export function createDispatcher(deps: {

@@ -45,7 +45,7 @@ export type NewAttempt = Omit<Selectable<WebhookAttemptsTable>, 'id'>;
 /** What sending needs of a webhook. */
 export type SendingWebhook = Pick<
   Selectable<WebhooksTable>,
-  'id' | 'url' | 'secret' | 'signature' | 'status'
+  'id' | 'url' | 'secret' | 'signature' | 'format' | 'status'
 >;
 
 type EventPayload = Pick<Selectable<EventsTable>, 'id' | 'payload'>;
@@ -200,7 +200,7 @@ export const webhookDeliveriesRepo = {
       (q) =>
         q
           .selectFrom('webhooks')
-          .select(['id', 'url', 'secret', 'signature', 'status'])
+          .select(['id', 'url', 'secret', 'signature', 'format', 'status'])
           .where('id', 'in', slots(0, size)),
       list,
     );

@@ -21,6 +21,8 @@ export interface ClaimedDelivery {
   url: string;
   secret: string;
   signature: string | null;
+  /** The webhook's body format: `json`, or `form` (application/x-www-form-urlencoded). */
+  format: string;
   body: string;
 }
 
@@ -171,6 +173,7 @@ export function createWebhookDeliveriesService(deps: {
             url: webhook.url,
             secret: webhook.secret,
             signature: webhook.signature,
+            format: webhook.format,
             body: d.payload ?? (d.event_id === null ? undefined : payloads.get(d.event_id)) ?? '{}',
           });
         }

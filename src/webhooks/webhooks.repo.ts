@@ -2,9 +2,18 @@ import type { Selectable } from 'kysely';
 import type { Executor } from '../store/db.ts';
 import type { WebhooksTable } from '../store/schema.ts';
 
-export type WebhookFields = Pick<Selectable<WebhooksTable>, 'type' | 'url' | 'signature'>;
+export type WebhookFields = Pick<Selectable<WebhooksTable>, 'type' | 'url' | 'signature' | 'format'>;
 
-const columns = ['id', 'type', 'url', 'signature', 'status', 'last_http_code', 'created_at'] as const;
+const columns = [
+  'id',
+  'type',
+  'url',
+  'signature',
+  'format',
+  'status',
+  'last_http_code',
+  'created_at',
+] as const;
 
 export const webhooksRepo = {
   async insert(db: Executor, accountId: number, fields: WebhookFields & { secret: string }, now: number) {

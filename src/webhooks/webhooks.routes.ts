@@ -17,6 +17,12 @@ const WebhookBody = Type.Object({
     type: Type.Optional(Type.String()),
     url: Type.Optional(Type.String()),
     signature: Type.Optional(Type.String()),
+    format: Type.Optional(
+      Type.String({
+        description:
+          'the body sent: json (the default) or form (application/x-www-form-urlencoded, one parameter per field); either is signed the same way',
+      }),
+    ),
   }),
 });
 const IdParams = Type.Object({ id: Type.String() });

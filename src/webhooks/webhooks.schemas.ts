@@ -6,12 +6,18 @@ import { eventTypes } from '../events/event-bodies.ts';
 import { answer, Id, Nullable, pageTotals, StringEnum, WallTime } from '../http/response-schemas.ts';
 
 export const webhookStatuses = ['live', 'paused'] as const;
+/** A webhook's body format: the event's JSON, or its fields as an application/x-www-form-urlencoded form. */
+export const bodyFormats = ['json', 'form'] as const;
+export type BodyFormat = (typeof bodyFormats)[number];
 
 const webhookFields = {
   webhook_id: Id,
   type: StringEnum(eventTypes),
   url: Type.String(),
   signature: Type.String(),
+  format: StringEnum(bodyFormats, {
+    description: 'the body sent: json, or form (application/x-www-form-urlencoded)',
+  }),
   status: StringEnum(webhookStatuses),
   last_http_code: Nullable(Type.String({ description: 'the last answer of the URL' })),
 };

@@ -10,6 +10,7 @@ import { idIn, idOut } from '../shared/ids.ts';
 import { parsePage } from '../shared/paging.ts';
 import { zonedTime } from '../shared/zoned-time.ts';
 import type { Db, Executor } from '../store/db.ts';
+import { checkFormat } from './body-format.ts';
 import { testEventPayload } from './test-event.ts';
 import type { UrlGuard } from './url-guard.ts';
 import { webhookDeliveriesRepo } from './webhook-deliveries.repo.ts';
@@ -17,6 +18,7 @@ import { webhookLifecycleRepo } from './webhook-lifecycle.repo.ts';
 import { type WebhookFields, webhooksRepo } from './webhooks.repo.ts';
 import {
   type AttemptView,
+  type BodyFormat,
   type TestDeliveryView,
   type WebhookView,
   webhookStatuses,
@@ -29,6 +31,7 @@ export interface WebhookInput {
   type?: string;
   url?: string;
   signature?: string;
+  format?: string;
 }
 
 type Row = NonNullable<Awaited<ReturnType<typeof webhooksRepo.find>>>;
@@ -40,6 +43,7 @@ const view = (row: Row): WebhookView => ({
   type: row.type as EventType,
   url: row.url,
   signature: row.signature ?? '',
+  format: row.format as BodyFormat,
   status: row.status as WebhookView['status'],
   last_http_code: row.last_http_code === null ? null : String(row.last_http_code),
 });
@@ -106,6 +110,7 @@ export function createWebhooksService(deps: { db: Db; clock: Clock; urlGuard: Ur
         type: checkType(input.type),
         url: await checkUrl(input.url),
         signature: checkSignature(input.signature),
+        format: input.format === undefined ? 'json' : checkFormat(input.format),
       };
       // The Standard Webhooks signing key: whsec_ and 24 random bytes in base64.
       const secret = `whsec_${randomBytes(24).toString('base64')}`;
@@ -127,6 +132,7 @@ export function createWebhooksService(deps: { db: Db; clock: Clock; urlGuard: Ur
       if (input.type !== undefined) fields.type = checkType(input.type);
       if (input.url !== undefined) fields.url = await checkUrl(input.url);
       if (input.signature !== undefined) fields.signature = checkSignature(input.signature);
+      if (input.format !== undefined) fields.format = checkFormat(input.format);
       await webhooksRepo.update(db, auth.accountId, row.id, fields, clock.now());
       return view(await get(auth, row.id));
     },

@@ -99,10 +99,16 @@ describeEachDialect(
       return d;
     }
 
-    async function webhook(account: TestAccount, type: string, url: string, signature?: string) {
+    async function webhook(
+      account: TestAccount,
+      type: string,
+      url: string,
+      signature?: string,
+      format?: string,
+    ) {
       const r = await call(h().app, 'POST', '/webhook', {
         token: account.token,
-        json: { webhook: { type, url, signature } },
+        json: { webhook: { type, url, signature, format } },
       });
       expect(r.body.status, r.body.details).toBe(1);
       return { id: Number(r.body.webhook.webhook_id), secret: r.body.webhook.secret as string };
@@ -288,6 +294,41 @@ describeEachDialect(
           'webhook-signature': String(second.headers['webhook-signature']),
         }),
       ).toEqual({ message: 'STOP' });
+    });
+
+    it('a form webhook gets the event as application/x-www-form-urlencoded fields, signed over that body', async () => {
+      clock().set(Math.floor(Date.now() / 1000) * 1000);
+      const a = await h().account();
+      const r = await receiver();
+      const hook = await webhook(a, 'MO', r.url('/form'), 'shared', 'form');
+      const d = dispatcher();
+      const mo = {
+        date: '2026-01-05 10:00:00',
+        message: 'Oui & ✓',
+        from: '33612345678',
+        account_id: 7,
+        last: null,
+      };
+      await emit(a.id, 'MO', mo);
+      await waitFor(() => r.requests.length === 1, 'the delivery');
+      await settled(d);
+      const [got] = r.requests;
+      expect(got.headers['content-type']).toBe('application/x-www-form-urlencoded');
+      expect(got.headers['x-smsfactor-signature']).toBe('shared');
+      // What a PHP receiver's $_POST holds: every field as text.
+      expect(Object.fromEntries(new URLSearchParams(got.body))).toEqual({
+        date: '2026-01-05 10:00:00',
+        message: 'Oui & ✓',
+        from: '33612345678',
+        account_id: '7',
+        last: '',
+      });
+      const signedAt = new Date(Number(got.headers['webhook-timestamp']) * 1000);
+      expect(got.headers['webhook-signature']).toBe(
+        new Webhook(hook.secret).sign(String(got.headers['webhook-id']), signedAt, got.body),
+      );
+      const [attempt] = await attemptsOf(hook.id);
+      expect(attempt.request_body).toBe(got.body);
     });
 
     it('a receiver that fails, then succeeds, gets the retries on the schedule, with one webhook-id throughout', async () => {

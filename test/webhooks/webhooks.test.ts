@@ -16,6 +16,7 @@ describeEachDialect('webhooks', (h) => {
         type: 'DLR',
         url: 'https://hooks.example.com/dlr',
         signature: 's3cret',
+        format: 'json',
         status: 'live',
         last_http_code: null,
         secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{32}$/),
@@ -57,11 +58,37 @@ describeEachDialect('webhooks', (h) => {
       ],
       [{ type: 'MO', url: 'not a url' }, 'webhook.url "not a url" is not a valid URL'],
       [{ type: 'MO', url: 'ftp://x.example/' }, 'webhook.url must be http or https, not ftp'],
+      [
+        { type: 'MO', url: 'https://x.example', format: 'xml' },
+        'webhook.format "xml" is not one of: json, form (or application/json, application/x-www-form-urlencoded)',
+      ],
     ];
     for (const [webhook, details] of cases) {
       const r = await call(h().app, 'POST', '/webhook', { token: a.token, json: { webhook } });
       expect(r.body).toEqual({ status: -7, message: 'Data error', details });
     }
+  });
+
+  it('a webhook takes a body format: json by default, form or its media type, changed by PUT', async () => {
+    const a = await h().account();
+    const form = await call(h().app, 'POST', '/webhook', {
+      token: a.token,
+      json: {
+        webhook: { type: 'MO', url: 'https://x.example/mo', format: 'application/x-www-form-urlencoded' },
+      },
+    });
+    expect(form.body.webhook.format).toBe('form');
+    const id = form.body.webhook.webhook_id;
+    const put = await call(h().app, 'PUT', `/webhook/${id}`, {
+      token: a.token,
+      json: { webhook: { format: 'JSON' } },
+    });
+    expect(put.body.webhook.format).toBe('json');
+    const xml = await call(h().app, 'POST', '/webhook', {
+      token: a.token,
+      xml: '<webhook><type>STOP</type><url>https://x.example/stop</url><format>form</format></webhook>',
+    });
+    expect(xml.body.webhook.format).toBe('form');
   });
 
   it('a webhook can be read, changed, paused and deleted by its owner (GET, PUT, PUT status, DELETE)', async () => {
