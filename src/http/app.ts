@@ -163,8 +163,11 @@ export function buildApp(deps: AppDeps): App {
       const credential =
         request.headers.authorization ?? (typeof fromQuery === 'string' ? fromQuery : undefined);
       if (credential !== undefined) {
-        request.auth = await limits.authenticate(request, true, () =>
-          deps.authenticate(credential, request.ip),
+        request.auth = await limits.authenticate(
+          request,
+          true,
+          () => deps.authenticate(credential, request.ip),
+          'token',
         );
         return;
       }
@@ -172,8 +175,11 @@ export function buildApp(deps: AppDeps): App {
       const cookie = sessions && cookieValue(request.headers.cookie, sessions.cookieName);
       if (cookie === undefined) return;
       const csrf = request.headers['x-csrf-token'];
-      request.auth = await limits.authenticate(request, true, () =>
-        sessions!.authenticate(cookie, request.method, typeof csrf === 'string' ? csrf : undefined),
+      request.auth = await limits.authenticate(
+        request,
+        true,
+        () => sessions!.authenticate(cookie, request.method, typeof csrf === 'string' ? csrf : undefined),
+        'token',
       );
     });
     // Without one, only legacy credentials in the (smaller) body can sign the request in.

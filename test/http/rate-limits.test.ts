@@ -165,9 +165,10 @@ describeEachDialect('rate limits', (h) => {
     expect((await send(direct, '/nope', from('192.0.2.2'))).httpCode).toBe(429);
   });
 
-  it('after RATE_LIMIT_AUTH_FAILURES failed sign-ins an IP gets 429 until the window passes, even with a valid token', async () => {
+  it('after RATE_LIMIT_AUTH_FAILURES failed sign-ins an IP gets 429 for wrong tokens and passwords until the window passes', async () => {
     const app = await appWith({ RATE_LIMIT_AUTH_FAILURES: 3, RATE_LIMIT_AUTH_WINDOW: '1m' });
-    const { token } = await h().account();
+    const email = `braked-${h().dialect}@example.com`;
+    await h().deps.services.accounts.createAccount({ email, password: 'correct horse battery', credits: 10 });
     // No credential at all is not a failed guess: it does not count.
     for (let i = 0; i < 5; i++) expect((await send(app, '/credits')).body?.status).toBe(-1);
     for (let i = 0; i < 3; i++) {
@@ -176,7 +177,7 @@ describeEachDialect('rate limits', (h) => {
       expect(wrong.body?.status).toBe(-1);
     }
     h().clock.advance(10_000);
-    const braked = await send(app, '/credits', { token });
+    const braked = await send(app, '/credits', { token: 'guess-again' });
     expect(braked.httpCode).toBe(429);
     expect(braked.headers['retry-after']).toBe('50');
     expect(braked.body).toEqual({
@@ -184,13 +185,45 @@ describeEachDialect('rate limits', (h) => {
       message: 'Too many requests',
       details: 'too many failed sign-ins from 203.0.113.7: sign-ins from it are refused for 50 s',
     });
+    // A password is guessable: even the right one is not checked from a braked address.
+    const password = await send(app, '/send/simulate', {
+      method: 'POST',
+      payload: simulation(email, 'correct horse battery'),
+    });
+    expect(password.httpCode).toBe(429);
+    expect(password.body?.status).toBe(-1);
     // Another address is not braked.
-    expect((await send(app, '/credits', { token, ip: '198.51.100.9' })).httpCode).toBe(200);
+    expect(
+      (
+        await send(app, '/send/simulate', {
+          method: 'POST',
+          payload: simulation(email, 'correct horse battery'),
+          ip: '198.51.100.9',
+        })
+      ).body?.status,
+    ).toBe(1);
 
     h().clock.advance(50_000);
-    const after = await send(app, '/credits', { token });
+    const after = await send(app, '/send/simulate', {
+      method: 'POST',
+      payload: simulation(email, 'correct horse battery'),
+    });
     expect(after.httpCode).toBe(200);
     expect(after.body?.status).toBe(1);
+  });
+
+  it("a valid token is never braked by its address's failures: a neighbour with a stale token does not lock it out", async () => {
+    const app = await appWith({ RATE_LIMIT_AUTH_FAILURES: 3, RATE_LIMIT_AUTH_WINDOW: '1m' });
+    const { token } = await h().account();
+    // One client behind a shared NAT keeps sending a stale token; another, from the same address, a valid one.
+    for (let round = 0; round < 10; round++) {
+      const stale = await send(app, '/credits', { token: 'revoked-long-ago' });
+      if (round < 3) expect(stale.body?.status).toBe(-1);
+      else expect(stale.httpCode).toBe(429);
+      const good = await send(app, '/credits', { token });
+      expect(good.httpCode).toBe(200);
+      expect(good.body?.status).toBe(1);
+    }
   });
 
   it('wrong legacy passwords count toward the IP brake, across usernames', async () => {
