@@ -5,6 +5,7 @@ import type { Config } from '../config.ts';
 import type { AuthContext } from '../shared/auth-context.ts';
 import { type Clock, systemClock } from '../shared/clock.ts';
 import { Status } from '../shared/errors.ts';
+import { fastifyTrustProxy, parseTrustProxy } from '../shared/trusted-proxies.ts';
 import { registerRequestLog, requestIdHeader, requestIdOf } from './access-log.ts';
 import { detectSyntax, parseBody, replyFormatOf } from './body.ts';
 import { cookieValue } from './cookies.ts';
@@ -87,7 +88,8 @@ export function buildApp(deps: AppDeps): App {
     // Per-request log lines cost throughput on the send path; errors are still logged by the handler.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.config.BODY_LIMIT_BYTES,
-    trustProxy: deps.config.TRUST_PROXY,
+    // Only the hops the operator names (shared/trusted-proxies.ts): never the client's own X-Forwarded-For.
+    trustProxy: fastifyTrustProxy(parseTrustProxy(deps.config.TRUST_PROXY)),
     return503OnClosing: true,
     // How long headers and bodies may take to arrive (request-limits.ts).
     ...serverTimeouts(deps.config),

@@ -154,15 +154,44 @@ describeEachDialect('rate limits', (h) => {
   });
 
   it('behind TRUST_PROXY the IP limit counts each forwarded client apart; without it, the proxy is one client', async () => {
-    const trusting = await appWith({ RATE_LIMIT_IP_RPS: 1, TRUST_PROXY: true });
+    const trusting = await appWith({ RATE_LIMIT_IP_RPS: 1, TRUST_PROXY: 'true' });
     const from = (client: string) => ({ ip: '127.0.0.1', headers: { 'x-forwarded-for': client } });
     expect((await send(trusting, '/nope', from('192.0.2.1'))).httpCode).toBe(200);
     expect((await send(trusting, '/nope', from('192.0.2.2'))).httpCode).toBe(200);
     expect((await send(trusting, '/nope', from('192.0.2.1'))).httpCode).toBe(429);
 
-    const direct = await appWith({ RATE_LIMIT_IP_RPS: 1, TRUST_PROXY: false });
+    const direct = await appWith({ RATE_LIMIT_IP_RPS: 1, TRUST_PROXY: 'false' });
     expect((await send(direct, '/nope', from('192.0.2.1'))).httpCode).toBe(200);
     expect((await send(direct, '/nope', from('192.0.2.2'))).httpCode).toBe(429);
+  });
+
+  it('behind TRUST_PROXY only the entries trusted proxies added count: a client rotating X-Forwarded-For is still braked, and cannot brake another', async () => {
+    for (const trust of ['true', '1', '127.0.0.1']) {
+      const app = await appWith({
+        RATE_LIMIT_AUTH_FAILURES: 3,
+        RATE_LIMIT_AUTH_WINDOW: '1m',
+        TRUST_PROXY: trust,
+      });
+      // The proxy (127.0.0.1) appends the address it saw, 198.51.100.66, to whatever the client wrote.
+      const attempt = (claimed: string) =>
+        send(app, '/credits', {
+          token: 'a-guess',
+          ip: '127.0.0.1',
+          headers: { 'x-forwarded-for': `${claimed}, 198.51.100.66` },
+        });
+      for (let i = 0; i < 3; i++) expect((await attempt(`192.0.2.${i}`)).httpCode, trust).toBe(200);
+      const braked = await attempt('192.0.2.99');
+      expect(braked.httpCode, trust).toBe(429);
+      expect(braked.body?.details, trust).toContain('from 198.51.100.66');
+      // The victim whose address the attacker claimed is not braked.
+      const victim = await send(app, '/credits', {
+        token: 'victim-typo',
+        ip: '127.0.0.1',
+        headers: { 'x-forwarded-for': '192.0.2.0' },
+      });
+      expect(victim.httpCode, trust).toBe(200);
+      expect(victim.body?.status, trust).toBe(-1);
+    }
   });
 
   it('after RATE_LIMIT_AUTH_FAILURES failed sign-ins an IP gets 429 for wrong tokens and passwords until the window passes', async () => {
