@@ -3,6 +3,7 @@ import Type, { type Static } from 'typebox';
 import Value from 'typebox/value';
 import { minEveryMs } from './shared/periodic-job.ts';
 import { schemaErrors } from './shared/schema-errors.ts';
+import { parseTrustProxy } from './shared/trusted-proxies.ts';
 import { maxConcatenatedParts } from './sms/segments.ts';
 import { parseSendingWindow, type SendingWindow } from './sms/sending-window.ts';
 
@@ -44,7 +45,7 @@ export const ConfigSchema = Type.Object({
    * delivery rose by a quarter (bench/README.md).
    */
   WORKER_HEAP_MB: Type.Integer({ minimum: 0, maximum: 65_536, default: 128 }),
-  TRUST_PROXY: Type.Boolean({ default: false }),
+  TRUST_PROXY: Type.String({ default: 'false' }),
   /** API requests per second per token (per account for legacy body credentials); 0 for no limit. */
   RATE_LIMIT_TOKEN_RPS: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 }),
   /**
@@ -266,6 +267,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     if (!(ms >= 1000 && ms <= 86_400_000)) {
       throw new ConfigError(`invalid configuration:\n  ${key}: must be from 1s to 24h, got ${config[key]}`);
     }
+  }
+  try {
+    parseTrustProxy(config.TRUST_PROXY);
+  } catch (error) {
+    throw new ConfigError(`invalid configuration:\n  TRUST_PROXY: ${(error as Error).message}`);
   }
   // A job's passes would run back to back (shared/periodic-job.ts).
   if (durationMs(config.RETENTION_EVERY) < minEveryMs) {

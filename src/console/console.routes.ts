@@ -3,6 +3,7 @@ import Type from 'typebox';
 import { cookieValue, sessionCookie } from '../http/cookies.ts';
 import { ok } from '../http/envelope.ts';
 import type { App } from '../http/types.ts';
+import { ApiError, Status } from '../shared/errors.ts';
 import { type ConsoleService, csrfHeaderName, sessionCookieName } from './console.service.ts';
 import type { Asset } from './console-assets.ts';
 
@@ -31,6 +32,40 @@ const setCookie = (req: FastifyRequest, reply: FastifyReply, value: string, maxA
   );
 
 /**
+ * Login CSRF: another site must not sign a visitor in to the attacker's account. A browser sends a cross-site
+ * form only as `text/plain`, urlencoded or multipart, so the sign-in takes JSON only (which a foreign page
+ * can send only after a CORS preflight Pigeon never grants); and a browser's `Origin` and `Sec-Fetch-Site`
+ * must say the page is this server's own. A client that sends neither (curl, a script) is not a browser and
+ * has no visitor to trick. Refused before the body is read: HTTP 403, status -1.
+ */
+function checkSignInOrigin(req: FastifyRequest): void {
+  const refuse = (why: string) =>
+    new ApiError(Status.auth, `console sign-in refused: ${why}`, 403, 'Forbidden');
+  const type = String(req.headers['content-type'] ?? '')
+    .split(';')[0]
+    .trim()
+    .toLowerCase();
+  if (type !== 'application/json') {
+    throw refuse(`send {"email","password"} as Content-Type: application/json${type ? `, not ${type}` : ''}`);
+  }
+  const site = req.headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') {
+    throw refuse(`a sign-in must come from the console's own page (Sec-Fetch-Site: ${site})`);
+  }
+  const origin = req.headers.origin;
+  if (origin === undefined) return;
+  // Compared as URLs, so a default port written on one side only (`Host: localhost:80`) still matches.
+  let same = false;
+  try {
+    const from = new URL(origin);
+    same = from.host === new URL(`${from.protocol}//${req.host}`).host;
+  } catch {
+    same = false;
+  }
+  if (!same) throw refuse(`a sign-in must come from the console's own page, not from ${origin}`);
+}
+
+/**
  * The console: its sign-in and session (outside the API's token authentication, which the session cookie
  * then satisfies for every API route), and its page, which answers every /console/… path so the page's own
  * router can show it.
@@ -40,17 +75,21 @@ export function consoleRoutes(
   console: ConsoleService,
   assets: Map<string, Asset> | undefined,
 ): void {
-  app.post('/console/session', { schema: { body: SignInBody } }, async (req, reply) => {
-    // A wrong pair counts toward the same brake per client IP as a wrong token (RATE_LIMIT_AUTH_FAILURES).
-    const { cookie, maxAgeSeconds, view } = await console.signIn(
-      req.body.email,
-      req.body.password,
-      req.ip,
-      (check) => app.rateLimits.authenticate(req, true, check),
-    );
-    setCookie(req, reply, cookie, maxAgeSeconds);
-    return ok({ session: view });
-  });
+  app.post(
+    '/console/session',
+    { schema: { body: SignInBody }, onRequest: async (req) => checkSignInOrigin(req) },
+    async (req, reply) => {
+      // A wrong pair counts toward the same brake per client IP as a wrong token (RATE_LIMIT_AUTH_FAILURES).
+      const { cookie, maxAgeSeconds, view } = await console.signIn(
+        req.body.email,
+        req.body.password,
+        req.ip,
+        (check) => app.rateLimits.authenticate(req, true, check),
+      );
+      setCookie(req, reply, cookie, maxAgeSeconds);
+      return ok({ session: view });
+    },
+  );
   app.get('/console/session', async (req) => ok({ session: await console.current(cookieOf(req)) }));
   app.put('/console/session/account', { schema: { body: SwitchBody } }, async (req) =>
     ok({ session: await console.switchTo(cookieOf(req), csrfOf(req), req.body.account_id) }),

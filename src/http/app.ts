@@ -1,22 +1,30 @@
 // Builds the API's Fastify instance from the route plugins it is given (never listens: the runtime does,
 // tests use inject). Nothing here knows a capability: each one's routes register themselves on `api`.
-import Fastify, { type FastifyBaseLogger, type FastifyReply, LogController } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from 'fastify';
 import type { Config } from '../config.ts';
 import type { AuthContext } from '../shared/auth-context.ts';
 import { type Clock, systemClock } from '../shared/clock.ts';
 import { Status } from '../shared/errors.ts';
+import { fastifyTrustProxy, parseTrustProxy } from '../shared/trusted-proxies.ts';
 import { registerRequestLog, requestIdHeader, requestIdOf } from './access-log.ts';
-import { detectSyntax, parseBody, replyFormatOf } from './body.ts';
+import { detectSyntax, parseBody, replyFormatOf, xmlToParse } from './body.ts';
 import { cookieValue } from './cookies.ts';
 import { errorPayload, errorReply, negotiate } from './envelope.ts';
 import { type RateLimits, rateLimitOptions, registerRateLimits } from './rate-limits.ts';
 import {
   bodyReceived,
+  checkXmlSize,
   type RequestLimitsConfig,
   registerRequestLimits,
   serverTimeouts,
 } from './request-limits.ts';
 import type { App } from './types.ts';
+import { xmlBodyCredentials } from './xml.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -87,7 +95,8 @@ export function buildApp(deps: AppDeps): App {
     // Per-request log lines cost throughput on the send path; errors are still logged by the handler.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.config.BODY_LIMIT_BYTES,
-    trustProxy: deps.config.TRUST_PROXY,
+    // Only the hops the operator names (shared/trusted-proxies.ts): never the client's own X-Forwarded-For.
+    trustProxy: fastifyTrustProxy(parseTrustProxy(deps.config.TRUST_PROXY)),
     return503OnClosing: true,
     // How long headers and bodies may take to arrive (request-limits.ts).
     ...serverTimeouts(deps.config),
@@ -115,15 +124,28 @@ export function buildApp(deps: AppDeps): App {
   registerRequestLimits(app, deps.config);
 
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'string' }, (request, body, done) => {
-    const syntax = detectSyntax(body as string, request.headers['content-type']);
-    request.bodyFormat = replyFormatOf(syntax);
-    try {
-      done(null, parseBody(body as string, syntax, deps.config.XML_BODY_LIMIT_BYTES));
-    } catch (error) {
-      done(error as Error, undefined);
-    }
-  });
+  app.addContentTypeParser(
+    '*',
+    { parseAs: 'string' },
+    async (request: FastifyRequest, payload: string | Buffer) => {
+      const body = String(payload);
+      const syntax = detectSyntax(body, request.headers['content-type']);
+      request.bodyFormat = replyFormatOf(syntax);
+      // Parsing XML costs the event loop far more than JSON: an API request not yet signed in is signed in
+      // (legacy credentials found by a scan of the text), or refused, before its XML is parsed.
+      if (request.routeOptions.config.authenticated && !request.auth) {
+        const xml = xmlToParse(body, syntax);
+        if (xml !== undefined) {
+          checkXmlSize(xml, deps.config.XML_BODY_LIMIT_BYTES);
+          const credential = xmlBodyCredentials(xml);
+          request.auth = await limits.authenticate(request, credential !== undefined, () =>
+            deps.authenticate(credential, request.ip),
+          );
+        }
+      }
+      return parseBody(body, syntax, deps.config.XML_BODY_LIMIT_BYTES);
+    },
+  );
 
   app.setErrorHandler((error, request, reply) => {
     const { httpCode, headers, body } = errorReply(error as Error, request, request.log);
@@ -163,8 +185,11 @@ export function buildApp(deps: AppDeps): App {
       const credential =
         request.headers.authorization ?? (typeof fromQuery === 'string' ? fromQuery : undefined);
       if (credential !== undefined) {
-        request.auth = await limits.authenticate(request, true, () =>
-          deps.authenticate(credential, request.ip),
+        request.auth = await limits.authenticate(
+          request,
+          true,
+          () => deps.authenticate(credential, request.ip),
+          'token',
         );
         return;
       }
@@ -172,8 +197,11 @@ export function buildApp(deps: AppDeps): App {
       const cookie = sessions && cookieValue(request.headers.cookie, sessions.cookieName);
       if (cookie === undefined) return;
       const csrf = request.headers['x-csrf-token'];
-      request.auth = await limits.authenticate(request, true, () =>
-        sessions!.authenticate(cookie, request.method, typeof csrf === 'string' ? csrf : undefined),
+      request.auth = await limits.authenticate(
+        request,
+        true,
+        () => sessions!.authenticate(cookie, request.method, typeof csrf === 'string' ? csrf : undefined),
+        'token',
       );
     });
     // Without one, only legacy credentials in the (smaller) body can sign the request in.

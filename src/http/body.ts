@@ -36,6 +36,14 @@ export function detectSyntax(text: string, contentType: string | undefined): Syn
 export const replyFormatOf = (syntax: Syntax): BodyFormat | undefined =>
   syntax === 'xml' ? 'xml' : syntax === 'json' ? 'json' : undefined;
 
+/** The XML text a body of this syntax would be parsed as (itself, or a form's `data`), if any. */
+export function xmlToParse(text: string, syntax: Syntax): string | undefined {
+  if (syntax === 'xml') return text.trim();
+  if (syntax !== 'form') return undefined;
+  const data = new URLSearchParams(text.trim()).get('data');
+  return data !== null && detectSyntax(data, undefined) === 'xml' ? data.trim() : undefined;
+}
+
 /**
  * Parses a body of the given syntax. An XML body (sniffed, or in a form's `data`) longer than `xmlLimit`
  * characters is refused before it is parsed, as a declared one is before it is read: XML parsing takes many

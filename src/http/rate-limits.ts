@@ -1,7 +1,10 @@
 // The API's request limits, counted with @fastify/rate-limit in this process's memory: requests per second per
 // token (RATE_LIMIT_TOKEN_RPS, off by default), requests per second per client IP for what carries no valid
 // credentials (RATE_LIMIT_IP_RPS), and a brake on failed sign-ins per client IP (RATE_LIMIT_AUTH_FAILURES
-// within RATE_LIMIT_AUTH_WINDOW), so guessing tokens or passwords from one address is slow. Each answers
+// within RATE_LIMIT_AUTH_WINDOW), so guessing tokens or passwords from one address is slow. The brake holds
+// the failures, not the address's good requests: a secret token (an API token, a console session) from a
+// braked address is still checked, and served when valid, so one client with a stale token behind a shared
+// NAT or proxy does not lock its neighbours out; a password is not checked until the brake ends. Each answers
 // HTTP 429 with Retry-After and the envelope. Windows are fixed: they start at a key's first request and
 // last their length, and time comes from the app's clock.
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
@@ -89,16 +92,24 @@ const clientKey = (request: FastifyRequest) => normalizeIP(request.ip ?? 'unknow
 
 type Limiter = ReturnType<App['createRateLimit']>;
 
+/**
+ * What a sign-in checks: a `token` (an API token or a console session: a random secret found by its hash, too
+ * long to guess, so a valid one is served even from a braked address) or a `password` (guessable, so a braked
+ * address's passwords are refused unchecked).
+ */
+export type CredentialKind = 'token' | 'password';
+
 export interface RateLimits {
   /**
-   * Signs a request in through `authenticate`, within the limits: refuses at once (429) an IP braked for failed
-   * sign-ins; counts a failure (a credential given and refused) toward that brake and any refused request
+   * Signs a request in through `authenticate`, within the limits: while an IP is braked for failed sign-ins,
+   * refuses (429) its passwords at once and its tokens unless they are valid; counts a failure (a credential given and refused) toward that brake and any refused request
    * toward the IP's limit; and counts a signed-in request toward its token's limit. Sets `request.auth`.
    */
   authenticate(
     request: FastifyRequest,
     credentialGiven: boolean,
     authenticate: () => Promise<AuthContext>,
+    kind?: CredentialKind,
   ): Promise<AuthContext>;
 }
 
@@ -162,17 +173,19 @@ export function registerRateLimits(app: App, options: RateLimitOptions, clock: C
   }
 
   return {
-    async authenticate(request, credentialGiven, authenticate) {
+    async authenticate(request, credentialGiven, authenticate, kind = 'password') {
       const { ip, token, brake } = limiters();
+      let braked: ApiError | undefined;
       if (brake) {
         // A peek: only failures count toward the brake.
         const failed = await brake(request, { increment: false });
         if (!failed.isAllowed && failed.remaining === 0) {
-          throw ApiError.tooManyRequests(
+          braked = ApiError.tooManyRequests(
             Status.auth,
             `too many failed sign-ins from ${request.ip}: sign-ins from it are refused for ${failed.ttlInSeconds} s`,
             failed.ttlInSeconds,
           );
+          if (kind === 'password' || !credentialGiven) throw braked;
         }
       }
       let auth: AuthContext;
@@ -183,6 +196,8 @@ export function registerRateLimits(app: App, options: RateLimitOptions, clock: C
         if (error instanceof ApiError && error.status === Status.auth && error.httpCode === 200) {
           if (brake && credentialGiven) await brake(request);
           if (ip) await countIp(request, ip);
+          // A braked address's wrong token is answered as braked (429), and prolongs nothing: the window is fixed.
+          if (braked) throw braked;
         }
         throw error;
       }

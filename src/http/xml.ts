@@ -37,7 +37,7 @@ const parser = new XMLParser({
 
 const named: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
 
-function decodeEntities(value: string): string {
+export function decodeEntities(value: string): string {
   if (!value.includes('&')) return value;
   return value.replace(/&(#x[0-9a-fA-F]{1,6}|#[0-9]{1,7}|amp|lt|gt|quot|apos);/g, (whole, ref: string) => {
     if (ref[0] !== '#') return named[ref];
@@ -73,6 +73,33 @@ function normalize(node: unknown, path: string): unknown {
     else out[key] = normalize(child, path ? `${path}.${key}` : key);
   }
   return out;
+}
+
+const legacyRoot = /^\s*(?:<\?xml[^>]*\?>\s*)?<sms[\s>]/;
+const credentialMaxLength = 4096;
+
+/** One element's text in a credentials block, as the parser would give it: entities decoded, CDATA kept. */
+function elementText(block: string, name: string): string {
+  const found = new RegExp(`<${name}(?:\\s[^>]*)?>([\\s\\S]*?)</${name}\\s*>`).exec(block);
+  if (!found) return '';
+  const text = found[1].trim();
+  const cdata = /^<!\[CDATA\[([\s\S]*)\]\]>$/.exec(text);
+  return cdata ? cdata[1] : decodeEntities(text);
+}
+
+/**
+ * A legacy client's `<sms><authentication><username>…</username><password>…</password></authentication>`,
+ * found without parsing the body (a scan of its text): undefined when the root is not <sms> or it has no
+ * such block. Lets a request without a token be signed in, or refused, before its XML is parsed.
+ */
+export function xmlBodyCredentials(xml: string): { username: string; password: string } | undefined {
+  if (!legacyRoot.test(xml)) return undefined;
+  const start = xml.search(/<authentication[\s>]/);
+  if (start === -1) return undefined;
+  const end = xml.indexOf('</authentication', start);
+  if (end === -1 || end - start > credentialMaxLength) return undefined;
+  const block = xml.slice(start, end);
+  return { username: elementText(block, 'username'), password: elementText(block, 'password') };
 }
 
 /** Parses a request body; throws -2 with the reason for anything not well-formed or unsafe. */

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../config.ts';
+import { parseTrustProxy } from '../shared/trusted-proxies.ts';
 import { clientAddress, truncateIp } from './client-ip.ts';
 
 describe('truncateIp keeps only the network of an address', () => {
@@ -32,23 +34,59 @@ describe('truncateIp keeps only the network of an address', () => {
   });
 });
 
-describe('clientAddress honours X-Forwarded-For only behind a trusted proxy', () => {
-  it('ignores the header when the proxy is not trusted', () => {
-    expect(clientAddress('10.0.0.1', '203.0.113.9', false)).toBe('10.0.0.1');
+describe('clientAddress honours X-Forwarded-For only as far as trusted proxies added it', () => {
+  const none = parseTrustProxy('false');
+  const one = parseTrustProxy('true');
+
+  it('ignores the header when no proxy is trusted', () => {
+    expect(clientAddress('10.0.0.1', '203.0.113.9', none)).toBe('10.0.0.1');
   });
 
-  it('takes the leftmost entry when trusted, as the API does', () => {
-    expect(clientAddress('10.0.0.1', '203.0.113.9, 10.0.0.2', true)).toBe('203.0.113.9');
-    expect(clientAddress('10.0.0.1', ' 2001:db8::5 ', true)).toBe('2001:db8::5');
+  it('takes the entry the trusted hop added (the rightmost), never what the client wrote before it', () => {
+    expect(clientAddress('10.0.0.1', '203.0.113.9, 10.0.0.2', one)).toBe('10.0.0.2');
+    expect(clientAddress('10.0.0.1', ' 2001:db8::5 ', one)).toBe('2001:db8::5');
+    expect(clientAddress('10.0.0.1', ['192.0.2.66', '203.0.113.9'], one)).toBe('203.0.113.9');
+    // Two proxies in front: the second entry from the right.
+    expect(clientAddress('10.0.0.1', '192.0.2.66, 203.0.113.9, 10.0.0.2', parseTrustProxy('2'))).toBe(
+      '203.0.113.9',
+    );
+  });
+
+  it('with the proxies named by address, walks left past them only', () => {
+    const named = parseTrustProxy('10.0.0.0/8, ::1');
+    expect(clientAddress('10.0.0.1', '192.0.2.66, 203.0.113.9, 10.0.0.2', named)).toBe('203.0.113.9');
+    expect(clientAddress('::ffff:10.0.0.1', '203.0.113.9', named)).toBe('203.0.113.9');
+    // A peer that is not a named proxy is the client, whatever it claims.
+    expect(clientAddress('198.51.100.4', '203.0.113.9', named)).toBe('198.51.100.4');
   });
 
   it('strips a port that some proxies append', () => {
-    expect(clientAddress('10.0.0.1', '203.0.113.9:5123', true)).toBe('203.0.113.9');
-    expect(clientAddress('10.0.0.1', '[2001:db8::5]:443', true)).toBe('2001:db8::5');
+    expect(clientAddress('10.0.0.1', '203.0.113.9:5123', one)).toBe('203.0.113.9');
+    expect(clientAddress('10.0.0.1', '[2001:db8::5]:443', one)).toBe('2001:db8::5');
   });
 
-  it('falls back to the socket peer when the header is junk or absent', () => {
-    expect(clientAddress('10.0.0.1', 'unknown', true)).toBe('10.0.0.1');
-    expect(clientAddress('10.0.0.1', undefined, true)).toBe('10.0.0.1');
+  it('stops at the hop that added an entry that is not an address, and without the header at the peer', () => {
+    expect(clientAddress('10.0.0.1', 'unknown', one)).toBe('10.0.0.1');
+    expect(clientAddress('10.0.0.1', undefined, one)).toBe('10.0.0.1');
+  });
+});
+
+describe('TRUST_PROXY', () => {
+  it("is false, a number of proxies (true is one), or the proxies' addresses; anything else is named", () => {
+    expect(parseTrustProxy('false')).toEqual({ hops: 0 });
+    expect(parseTrustProxy('true')).toEqual({ hops: 1 });
+    expect(parseTrustProxy('3')).toEqual({ hops: 3 });
+    expect(() => parseTrustProxy('11')).toThrow(/more than 10/);
+    expect(() => parseTrustProxy('10.0.0.0/33')).toThrow(
+      /"10.0.0.0\/33" is not an address, a network or a name/,
+    );
+    expect(() => parseTrustProxy('yes')).toThrow(/a number of proxies in front/);
+  });
+
+  it('a wrong value stops the configuration, naming the variable and its forms', () => {
+    expect(() => loadConfig({ TRUST_PROXY: 'yes' })).toThrow(
+      /TRUST_PROXY: "yes" is not an address, a network or a name: use `false`; a number of proxies in front/,
+    );
+    expect(loadConfig({ TRUST_PROXY: 'true' }).TRUST_PROXY).toBe('true');
   });
 });

@@ -2,25 +2,32 @@
 // (IPv4 /24, IPv6 /48), never the full address, so clicks can be told apart by region or operator
 // without storing personal data that identifies one subscriber.
 import { isIPv4, isIPv6 } from 'node:net';
+import { type ProxyTrust, trusts } from '../shared/trusted-proxies.ts';
 
 /**
- * The client's address: the socket peer, or, when a proxy is trusted, the leftmost X-Forwarded-For entry.
- * The leftmost entry is what Fastify's `trustProxy: true` gives the API as `request.ip`, so both servers
- * agree; it is client-supplied when the proxy appends instead of replacing, which is acceptable for a
- * truncated analytics field. An entry that is not an address falls back to the socket peer.
+ * The client's address: the socket peer, or, behind trusted proxies (TRUST_PROXY), the rightmost
+ * X-Forwarded-For entry not added by one of them, as Fastify's `trustProxy` gives the API `request.ip`
+ * with the same trust, so both servers agree. Entries further left are whatever the client sent and are
+ * never believed. An entry that is not an address stops the walk at the hop that added it.
  */
 export function clientAddress(
   socketAddress: string | undefined,
   forwardedFor: string | string[] | undefined,
-  trustProxy: boolean,
+  trust: ProxyTrust,
 ): string | undefined {
-  if (trustProxy && forwardedFor !== undefined) {
-    const header = Array.isArray(forwardedFor) ? forwardedFor[0] : forwardedFor;
-    const comma = header.indexOf(',');
-    const first = stripPort((comma === -1 ? header : header.slice(0, comma)).trim());
-    if (isIPv4(first) || isIPv6(stripZone(first))) return first;
+  if (socketAddress === undefined || forwardedFor === undefined) return socketAddress;
+  const header = Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor;
+  const entries = header
+    .split(',')
+    .map((entry) => stripPort(entry.trim()))
+    .reverse();
+  let address = socketAddress;
+  for (let hop = 0; hop < entries.length && trusts(trust, address, hop); hop++) {
+    const next = entries[hop];
+    if (!isIPv4(next) && !isIPv6(stripZone(next))) break;
+    address = next;
   }
-  return socketAddress;
+  return address;
 }
 
 /** Removes a port some proxies append: `1.2.3.4:5678`, `[2001:db8::1]:443`. */

@@ -4,6 +4,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
+import { parseTrustProxy } from '../shared/trusted-proxies.ts';
 import { clientAddress } from './client-ip.ts';
 import type { LinksService, LinkTarget } from './links.service.ts';
 
@@ -54,7 +55,7 @@ function redirect(res: ServerResponse, target: LinkTarget): void {
 export function createLinkServer(deps: LinkServerDeps): Server {
   const { logger } = deps;
   const links = deps.services.links;
-  const trustProxy = deps.config.TRUST_PROXY;
+  const trustProxy = parseTrustProxy(deps.config.TRUST_PROXY);
 
   /** A found link: count the visit if it is a click, then redirect, never before the click is stored. */
   async function follow(req: IncomingMessage, res: ServerResponse, target: LinkTarget): Promise<void> {

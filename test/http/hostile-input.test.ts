@@ -405,6 +405,48 @@ describeEachDialect('hostile input', (h) => {
     expect(json.body).toMatchObject({ status: -7, details: expect.stringMatching(/MAX_PARTS/) });
   });
 
+  it('an XML body of a request without a valid credential is refused before it is parsed; legacy XML credentials still sign in', async () => {
+    // Attribute-heavy and not even well-formed: parsed, it would answer -2; refused unparsed, it answers -1.
+    const hostile = `<sms><message ${Array.from({ length: 2000 }, (_, i) => `a${i}="${i}"`).join(' ')}><text>x</sms>`;
+    const attempts: { body: string; contentType?: string; why: string }[] = [
+      { body: hostile, contentType: 'application/xml', why: 'declared' },
+      { body: hostile, why: 'sniffed' },
+      {
+        body: `data=${encodeURIComponent(hostile)}`,
+        contentType: 'application/x-www-form-urlencoded',
+        why: 'in a form',
+      },
+    ];
+    for (const { body, contentType, why } of attempts) {
+      const r = await call(h().app, 'POST', '/send', { body, contentType, accept: 'application/json' });
+      expect(r.body, why).toMatchObject({
+        status: -1,
+        details: expect.stringContaining('missing API token'),
+      });
+    }
+    // Legacy credentials in the XML: wrong ones are refused unparsed too, right ones (entities, CDATA) sign in.
+    const email = `xml-legacy-${h().dialect}@example.com`;
+    await h().deps.services.accounts.createAccount({ email, password: 'p&ss <word>', credits: 10 });
+    const withCredentials = (password: string, rest: string) =>
+      `<?xml version="1.0"?><sms><authentication><username>${email}</username><password>${password}</password></authentication>${rest}</sms>`;
+    const wrong = await call(h().app, 'POST', '/send/simulate', {
+      xml: withCredentials(
+        'guess',
+        `<message ${Array.from({ length: 50 }, (_, i) => `b${i}=""`).join(' ')}>`,
+      ),
+      accept: 'application/json',
+    });
+    expect(wrong.body).toMatchObject({ status: -1 });
+    const valid = `<message><text>Hello</text></message><recipients><gsm>${number}</gsm></recipients>`;
+    for (const password of ['p&amp;ss &lt;word&gt;', '<![CDATA[p&ss <word>]]>']) {
+      const right = await call(h().app, 'POST', '/send/simulate', {
+        xml: withCredentials(password, valid),
+        accept: 'application/json',
+      });
+      expect(right.body, password).toMatchObject({ status: 1 });
+    }
+  });
+
   it('a declared XML body over its limit is answered before the client has sent it', async () => {
     const a = await h().account();
     const port = await serve({ XML_BODY_LIMIT_BYTES: 4096 });

@@ -154,20 +154,50 @@ describeEachDialect('rate limits', (h) => {
   });
 
   it('behind TRUST_PROXY the IP limit counts each forwarded client apart; without it, the proxy is one client', async () => {
-    const trusting = await appWith({ RATE_LIMIT_IP_RPS: 1, TRUST_PROXY: true });
+    const trusting = await appWith({ RATE_LIMIT_IP_RPS: 1, TRUST_PROXY: 'true' });
     const from = (client: string) => ({ ip: '127.0.0.1', headers: { 'x-forwarded-for': client } });
     expect((await send(trusting, '/nope', from('192.0.2.1'))).httpCode).toBe(200);
     expect((await send(trusting, '/nope', from('192.0.2.2'))).httpCode).toBe(200);
     expect((await send(trusting, '/nope', from('192.0.2.1'))).httpCode).toBe(429);
 
-    const direct = await appWith({ RATE_LIMIT_IP_RPS: 1, TRUST_PROXY: false });
+    const direct = await appWith({ RATE_LIMIT_IP_RPS: 1, TRUST_PROXY: 'false' });
     expect((await send(direct, '/nope', from('192.0.2.1'))).httpCode).toBe(200);
     expect((await send(direct, '/nope', from('192.0.2.2'))).httpCode).toBe(429);
   });
 
-  it('after RATE_LIMIT_AUTH_FAILURES failed sign-ins an IP gets 429 until the window passes, even with a valid token', async () => {
+  it('behind TRUST_PROXY only the entries trusted proxies added count: a client rotating X-Forwarded-For is still braked, and cannot brake another', async () => {
+    for (const trust of ['true', '1', '127.0.0.1']) {
+      const app = await appWith({
+        RATE_LIMIT_AUTH_FAILURES: 3,
+        RATE_LIMIT_AUTH_WINDOW: '1m',
+        TRUST_PROXY: trust,
+      });
+      // The proxy (127.0.0.1) appends the address it saw, 198.51.100.66, to whatever the client wrote.
+      const attempt = (claimed: string) =>
+        send(app, '/credits', {
+          token: 'a-guess',
+          ip: '127.0.0.1',
+          headers: { 'x-forwarded-for': `${claimed}, 198.51.100.66` },
+        });
+      for (let i = 0; i < 3; i++) expect((await attempt(`192.0.2.${i}`)).httpCode, trust).toBe(200);
+      const braked = await attempt('192.0.2.99');
+      expect(braked.httpCode, trust).toBe(429);
+      expect(braked.body?.details, trust).toContain('from 198.51.100.66');
+      // The victim whose address the attacker claimed is not braked.
+      const victim = await send(app, '/credits', {
+        token: 'victim-typo',
+        ip: '127.0.0.1',
+        headers: { 'x-forwarded-for': '192.0.2.0' },
+      });
+      expect(victim.httpCode, trust).toBe(200);
+      expect(victim.body?.status, trust).toBe(-1);
+    }
+  });
+
+  it('after RATE_LIMIT_AUTH_FAILURES failed sign-ins an IP gets 429 for wrong tokens and passwords until the window passes', async () => {
     const app = await appWith({ RATE_LIMIT_AUTH_FAILURES: 3, RATE_LIMIT_AUTH_WINDOW: '1m' });
-    const { token } = await h().account();
+    const email = `braked-${h().dialect}@example.com`;
+    await h().deps.services.accounts.createAccount({ email, password: 'correct horse battery', credits: 10 });
     // No credential at all is not a failed guess: it does not count.
     for (let i = 0; i < 5; i++) expect((await send(app, '/credits')).body?.status).toBe(-1);
     for (let i = 0; i < 3; i++) {
@@ -176,7 +206,7 @@ describeEachDialect('rate limits', (h) => {
       expect(wrong.body?.status).toBe(-1);
     }
     h().clock.advance(10_000);
-    const braked = await send(app, '/credits', { token });
+    const braked = await send(app, '/credits', { token: 'guess-again' });
     expect(braked.httpCode).toBe(429);
     expect(braked.headers['retry-after']).toBe('50');
     expect(braked.body).toEqual({
@@ -184,13 +214,45 @@ describeEachDialect('rate limits', (h) => {
       message: 'Too many requests',
       details: 'too many failed sign-ins from 203.0.113.7: sign-ins from it are refused for 50 s',
     });
+    // A password is guessable: even the right one is not checked from a braked address.
+    const password = await send(app, '/send/simulate', {
+      method: 'POST',
+      payload: simulation(email, 'correct horse battery'),
+    });
+    expect(password.httpCode).toBe(429);
+    expect(password.body?.status).toBe(-1);
     // Another address is not braked.
-    expect((await send(app, '/credits', { token, ip: '198.51.100.9' })).httpCode).toBe(200);
+    expect(
+      (
+        await send(app, '/send/simulate', {
+          method: 'POST',
+          payload: simulation(email, 'correct horse battery'),
+          ip: '198.51.100.9',
+        })
+      ).body?.status,
+    ).toBe(1);
 
     h().clock.advance(50_000);
-    const after = await send(app, '/credits', { token });
+    const after = await send(app, '/send/simulate', {
+      method: 'POST',
+      payload: simulation(email, 'correct horse battery'),
+    });
     expect(after.httpCode).toBe(200);
     expect(after.body?.status).toBe(1);
+  });
+
+  it("a valid token is never braked by its address's failures: a neighbour with a stale token does not lock it out", async () => {
+    const app = await appWith({ RATE_LIMIT_AUTH_FAILURES: 3, RATE_LIMIT_AUTH_WINDOW: '1m' });
+    const { token } = await h().account();
+    // One client behind a shared NAT keeps sending a stale token; another, from the same address, a valid one.
+    for (let round = 0; round < 10; round++) {
+      const stale = await send(app, '/credits', { token: 'revoked-long-ago' });
+      if (round < 3) expect(stale.body?.status).toBe(-1);
+      else expect(stale.httpCode).toBe(429);
+      const good = await send(app, '/credits', { token });
+      expect(good.httpCode).toBe(200);
+      expect(good.body?.status).toBe(1);
+    }
   });
 
   it('wrong legacy passwords count toward the IP brake, across usernames', async () => {

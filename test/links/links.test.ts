@@ -107,9 +107,9 @@ describeEachDialect('short links', (h) => {
       links,
     });
     const logger = captureLogger(logged);
-    server = createLinkServer({ config: { TRUST_PROXY: false }, logger, services: { links } });
+    server = createLinkServer({ config: { TRUST_PROXY: 'false' }, logger, services: { links } });
     port = await listen(server);
-    proxied = createLinkServer({ config: { TRUST_PROXY: true }, logger, services: { links } });
+    proxied = createLinkServer({ config: { TRUST_PROXY: 'true' }, logger, services: { links } });
     proxiedPort = await listen(proxied);
   });
 
@@ -427,7 +427,8 @@ describeEachDialect('short links', (h) => {
       headers: { 'user-agent': browser, 'x-forwarded-for': '203.0.113.77' },
     });
     await get(proxiedPort, `/${codes[1]}`, {
-      headers: { 'user-agent': browser, 'x-forwarded-for': '203.0.113.77, 10.0.0.1' },
+      // What the client wrote, then what the trusted proxy appended: only the latter is believed.
+      headers: { 'user-agent': browser, 'x-forwarded-for': '10.0.0.1, 203.0.113.77' },
     });
     await get(proxiedPort, `/${codes[2]}`, {
       headers: { 'user-agent': browser, 'x-forwarded-for': '2001:db8:abcd:12::99' },
