@@ -341,6 +341,8 @@ export interface RetentionTable {
   campaign: string;
   mo: string;
   lookup: string;
+  /** SMSFactor's survey setting: stored and shown; Pigeon keeps no surveys to delete. */
+  survey: string;
   updated_at: number;
 }
 
