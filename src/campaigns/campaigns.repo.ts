@@ -25,6 +25,7 @@ const campaignColumns = [
   'status',
   'due_at',
   'created_at',
+  'system',
 ] as const satisfies readonly (keyof NewCampaign)[];
 
 /** Numbers per blacklist/NPAI lookup: two IN lists of this size in one statement. */
