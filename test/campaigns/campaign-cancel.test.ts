@@ -65,7 +65,7 @@ describeEachDialect('campaign cancel', (h) => {
       { delta: 3, balance_after: 100, campaign_id: Number(sent.ticket), reason: 'refund' },
     ]);
     const read = await call(h().app, 'GET', `/campaign/${sent.ticket}`, { token: a.token });
-    expect(read.body.campaign[0]).toMatchObject({ status: 'cancelled', pending: 0 });
+    expect(read.body.campaign[0]).toMatchObject({ status: 'Cancelled', state: 'cancelled', pending: 0 });
   });
 
   it('a refunded campaign reads back at cost 0, by id and in the list; the ledger keeps what was refunded', async () => {
