@@ -175,7 +175,9 @@ export interface AccountRow extends Profile {
  * (its parent's for an unlimited sub-account). The Java SDK reads `client_id`, `credits`, `unlimited` and
  * `status` as integers, so `status` is 1 (active) or 0 (locked) and `state` says it in words. It reads
  * `senderid` as a string in GET /account but as an integer in the sub-account list, where a sender name
- * cannot go: there it is null, and `sender` (Pigeon's) carries the sender in both.
+ * cannot go: there it is null, and `sender` (Pigeon's) carries the sender in both. An account without a
+ * sender has `senderid` null in every read (its older releases read it as an integer in GET /account too,
+ * where "" would not parse, and null does in both).
  */
 export function accountView(row: AccountRow, credits: number, senderIdAs: 'text' | 'null'): AccountView {
   return {
@@ -196,7 +198,7 @@ export function accountView(row: AccountRow, credits: number, senderIdAs: 'text'
     credits: Number(credits),
     unlimited: Number(row.unlimited) === 1 ? 1 : 0,
     description: row.description ?? '',
-    senderid: senderIdAs === 'text' ? (row.sender ?? '') : null,
+    senderid: senderIdAs === 'text' && row.sender ? row.sender : null,
     status: Number(row.locked) === 1 ? 0 : 1,
     state: Number(row.locked) === 1 ? 'locked' : 'active',
     sender: row.sender ?? '',

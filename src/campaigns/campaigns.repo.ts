@@ -25,6 +25,7 @@ const campaignColumns = [
   'status',
   'due_at',
   'created_at',
+  'system',
 ] as const satisfies readonly (keyof NewCampaign)[];
 
 /** Numbers per blacklist/NPAI lookup: two IN lists of this size in one statement. */
@@ -121,11 +122,14 @@ export const campaignsRepo = {
       .executeTakeFirst();
   },
 
-  /** Marks a campaign cancelled unless it already is; the row lock it takes orders concurrent cancels. */
+  /**
+   * Marks a campaign cancelled unless it already is, its cost refunded (0: what it cost the account in the
+   * end, as `countNotRouted` takes refunded parts off); the row lock it takes orders concurrent cancels.
+   */
   async markCancelled(db: Executor, accountId: number, id: number): Promise<boolean> {
     const result = await db
       .updateTable('campaigns')
-      .set({ status: 'cancelled' })
+      .set({ status: 'cancelled', cost: 0 })
       .where('account_id', '=', accountId)
       .where('id', '=', id)
       .where('status', '<>', 'cancelled')

@@ -312,6 +312,7 @@ export function createSendingService(deps: {
       status: 'scheduled',
       due_at: p.dueAt,
       created_at: now,
+      system: 0,
     };
     // A small send without an Idempotency-Key may be written together with the others of its group.
     const together: SmallSend | undefined =
@@ -454,7 +455,8 @@ export function createSendingService(deps: {
     /**
      * Queues one free message from the service itself (a balance alert SMS) inside the caller's transaction:
      * a campaign of the account costing 0, with no debit, ledger line or recipient filtering, which the
-     * delivery worker sends like any other. Returns the campaign id.
+     * delivery worker sends like any other, marked `system` so the account's campaign reads leave it out.
+     * Returns the campaign id.
      */
     async sendSystemMessage(
       tx: Executor,
@@ -483,6 +485,8 @@ export function createSendingService(deps: {
         status: 'scheduled',
         due_at: now,
         created_at: now,
+        // The operator's message, not the customer's campaign: GET /campaigns leaves it out.
+        system: 1,
       });
       await delivery.enqueue(tx, { id: campaignId, accountId, dueAt: now }, [
         {

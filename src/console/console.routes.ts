@@ -1,14 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import Type from 'typebox';
 import { cookieValue, sessionCookie } from '../http/cookies.ts';
 import { ok } from '../http/envelope.ts';
 import type { App } from '../http/types.ts';
 import { ApiError, Status } from '../shared/errors.ts';
+import { sessionSchema, signInSchema, signOutSchema, switchSchema } from './console.schemas.ts';
 import { type ConsoleService, csrfHeaderName, sessionCookieName } from './console.service.ts';
 import type { Asset } from './console-assets.ts';
-
-const SignInBody = Type.Object({ email: Type.Unknown(), password: Type.Unknown() });
-const SwitchBody = Type.Object({ account_id: Type.Unknown() });
 
 // The page runs its own script only, talks to this origin only, and is never framed.
 const pageSecurityHeaders = {
@@ -75,9 +72,19 @@ export function consoleRoutes(
   console: ConsoleService,
   assets: Map<string, Asset> | undefined,
 ): void {
+  // Declared in a plugin, loaded after the API docs' plugin, which sees only the routes declared after it.
+  app.register(async (scoped: App) => declareConsoleRoutes(scoped, console, assets));
+}
+
+/** The console's routes, on the scope `consoleRoutes` gives them. */
+function declareConsoleRoutes(
+  app: App,
+  console: ConsoleService,
+  assets: Map<string, Asset> | undefined,
+): void {
   app.post(
     '/console/session',
-    { schema: { body: SignInBody }, onRequest: async (req) => checkSignInOrigin(req) },
+    { schema: signInSchema, onRequest: async (req) => checkSignInOrigin(req) },
     async (req, reply) => {
       // A wrong pair counts toward the same brake per client IP as a wrong token (RATE_LIMIT_AUTH_FAILURES).
       const { cookie, maxAgeSeconds, view } = await console.signIn(
@@ -90,11 +97,13 @@ export function consoleRoutes(
       return ok({ session: view });
     },
   );
-  app.get('/console/session', async (req) => ok({ session: await console.current(cookieOf(req)) }));
-  app.put('/console/session/account', { schema: { body: SwitchBody } }, async (req) =>
+  app.get('/console/session', { schema: sessionSchema }, async (req) =>
+    ok({ session: await console.current(cookieOf(req)) }),
+  );
+  app.put('/console/session/account', { schema: switchSchema }, async (req) =>
     ok({ session: await console.switchTo(cookieOf(req), csrfOf(req), req.body.account_id) }),
   );
-  app.delete('/console/session', async (req, reply) => {
+  app.delete('/console/session', { schema: signOutSchema }, async (req, reply) => {
     await console.signOut(cookieOf(req), csrfOf(req));
     setCookie(req, reply, '', 0);
     return ok({});
@@ -116,8 +125,8 @@ export function consoleRoutes(
       .type(index.contentType)
       .send(index.body);
   };
-  app.get('/console', page);
-  app.get('/console/*', (req, reply) => {
+  app.get('/console', { schema: { hide: true } }, page);
+  app.get('/console/*', { schema: { hide: true } }, (req, reply) => {
     const path = (req.params as { '*': string })['*'];
     if (!path.startsWith('assets/')) return page(req, reply);
     const asset = assets?.get(path);

@@ -62,6 +62,8 @@ function completeDocument(document: JsonObject): JsonObject {
       if (!operation) continue;
       // Grouped by the path's first word: send, campaign, list, token, webhook…
       operation.tags ??= [path.split('/')[1]];
+      // /health, /ready and /metrics answer their own documented shapes, not the API's envelope negotiation.
+      if (operation.tags.includes('operations')) continue;
       const json = operation.requestBody?.content?.['application/json'];
       if (operation.requestBody?.content && json?.schema) {
         operation.requestBody.content['application/xml'] = { schema: xmlBodySchema(json.schema) };

@@ -18,6 +18,7 @@ import {
   type ProcessMetrics,
   type TransportUsage,
 } from './metrics.ts';
+import { healthSchema, metricsSchema, readySchema } from './ops.schemas.ts';
 import { type Checks, createReadinessCheck, type TransportState } from './readiness.ts';
 import { createSupervisorLink, type MetricsJson } from './supervision.ts';
 
@@ -242,14 +243,17 @@ export function createOps(deps: {
           .headers(answer.headers ?? {})
           .type(answer.contentType)
           .send(answer.body);
-      const hide = { schema: { hide: true } };
-      app.get('/health', hide, (_request, reply) => send(health(), reply));
-      app.get('/ready', hide, async (_request, reply) => send(await ready(), reply));
-      if (metrics) {
-        app.get('/metrics', hide, async (request, reply) =>
-          send(await metricsAnswer(request.headers.authorization), reply),
-        );
-      }
+      // Described in /openapi.json (ops.schemas.ts); their answers are text already, which no schema rewrites.
+      // Declared in a plugin, loaded after the API docs' plugin, which sees only the routes declared after it.
+      app.register(async (scoped: App) => {
+        scoped.get('/health', { schema: healthSchema }, (_request, reply) => send(health(), reply));
+        scoped.get('/ready', { schema: readySchema }, async (_request, reply) => send(await ready(), reply));
+        if (metrics) {
+          scoped.get('/metrics', { schema: metricsSchema }, async (request, reply) =>
+            send(await metricsAnswer(request.headers.authorization), reply),
+          );
+        }
+      });
     },
 
     /** Serves /health, /ready and /metrics on a port of their own (METRICS_PORT); answers its URL. */

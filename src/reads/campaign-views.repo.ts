@@ -33,9 +33,9 @@ export interface CampaignFilter {
 
 const sortColumn = { id: 'id', date: 'due_at', text: 'text', cost: 'cost', status: 'status' } as const;
 
-/** The account's campaigns matching the filter. */
+/** The account's campaigns matching the filter, the service's own messages (`system`) left out. */
 function filtered(db: Executor, accountId: number, filter: CampaignFilter) {
-  let q = db.selectFrom('campaigns');
+  let q = db.selectFrom('campaigns').where('system', '=', 0);
   if (filter.ids !== undefined) {
     q = q.where('id', 'in', filter.ids).where(accountKey, '=', accountId);
   } else {
@@ -50,22 +50,24 @@ function filtered(db: Executor, accountId: number, filter: CampaignFilter) {
 }
 
 export const campaignViewsRepo = {
-  /** The account's campaign with this id. */
+  /** The account's campaign with this id; never a message the service queued itself (`system`). */
   find(db: Executor, accountId: number, id: number) {
     return db
       .selectFrom('campaigns')
       .select(campaignColumns)
       .where('account_id', '=', accountId)
       .where('id', '=', id)
+      .where('system', '=', 0)
       .executeTakeFirst();
   },
 
-  /** How many campaigns the account has. */
+  /** How many campaigns the account has, the service's own messages (`system`) left out. */
   async countAll(db: Executor, accountId: number): Promise<number> {
     const row = await db
       .selectFrom('campaigns')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('account_id', '=', accountId)
+      .where('system', '=', 0)
       .executeTakeFirstOrThrow();
     return Number(row.n);
   },

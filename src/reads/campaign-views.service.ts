@@ -13,7 +13,29 @@ import { type CampaignsQuery, parseCampaignsQuery } from './query-parsers.ts';
 import type { CampaignView } from './reads.schemas.ts';
 
 /** See src/campaigns/README.md, "Campaign status". */
-export type CampaignStatus = CampaignView['status'];
+export type CampaignStatus = CampaignView['state'];
+
+/** SMSFactor's word for each of Pigeon's states: it says Sent once every message went to the carrier. */
+const smsfactorStatus: Record<CampaignStatus, CampaignView['status']> = {
+  scheduled: 'Scheduled',
+  sending: 'Sending',
+  sent: 'Sent',
+  done: 'Sent',
+  cancelled: 'Cancelled',
+};
+
+/**
+ * Delivered messages in % of the messages. `exact`: to two decimals (2 of 3: 66.67), as SMSFactor shows it;
+ * otherwise a whole percent rounded down, 100 only when every message was delivered, for GET /campaigns,
+ * whose `delivery_rate` SMSFactor's Java SDK reads as an integer (a decimal would fail its parse).
+ */
+export function deliveryRate(delivered: number, messages: number, exact: boolean): number {
+  if (messages === 0) return 0;
+  if (!exact) return Math.floor((delivered * 100) / messages);
+  // Rounded half up to the hundredth, but never up to 100 while a message is not delivered.
+  const rate = Math.round((delivered * 10_000) / messages) / 100;
+  return rate === 100 && delivered < messages ? 99.99 : rate;
+}
 
 /** The most campaigns a `destination` filter of GET /campaigns narrows to. */
 const maxDestinationCampaigns = 1000;
@@ -71,7 +93,11 @@ export function createCampaignViewsService(deps: { db: Db; timezone: string }) {
   const { wallTime } = zonedTime(timezone);
 
   /** Counters of several campaigns: their messages, STOPs, clicks and lists, four grouped reads at once. */
-  async function views(accountId: number, campaigns: CampaignRow[]): Promise<CampaignView[]> {
+  async function views(
+    accountId: number,
+    campaigns: CampaignRow[],
+    exactRate: boolean,
+  ): Promise<CampaignView[]> {
     if (campaigns.length === 0) return [];
     const ids = campaigns.map((c) => Number(c.id));
     const [counts, stops, clicks, lists] = await Promise.all([
@@ -111,6 +137,7 @@ export function createCampaignViewsService(deps: { db: Db; timezone: string }) {
     return campaigns.map((c) => {
       const id = Number(c.id);
       const t = tallies.get(id) ?? emptyTally();
+      const state = statusOf(c.status, t);
       return {
         id: idOut(id),
         sender: c.sender ?? '',
@@ -119,7 +146,8 @@ export function createCampaignViewsService(deps: { db: Db; timezone: string }) {
         date: wallTime(c.due_at),
         cost: Number(c.cost),
         lists: listsOf.get(id) ?? [],
-        status: statusOf(c.status, t),
+        status: smsfactorStatus[state],
+        state,
         total: t.messages,
         delivered: t.delivered,
         error: t.error,
@@ -128,8 +156,7 @@ export function createCampaignViewsService(deps: { db: Db; timezone: string }) {
         stop: stopOf.get(id) ?? 0,
         npai: t.npai,
         pending: t.untaken + t.inWorker + t.submitted,
-        // Whole percent, rounded down: 100 only when every message was delivered (the Java SDK reads an int).
-        delivery_rate: t.messages === 0 ? 0 : Math.floor((t.delivered * 100) / t.messages),
+        delivery_rate: deliveryRate(t.delivered, t.messages, exactRate),
         clicks: clicksOf.get(id) ?? 0,
       };
     });
@@ -139,7 +166,7 @@ export function createCampaignViewsService(deps: { db: Db; timezone: string }) {
     /** GET /campaign/:ticket */
     async campaign(auth: AuthContext, ticket: string): Promise<CampaignView> {
       const campaign = await ownCampaign(db, auth, ticket);
-      const [view] = await views(auth.accountId, [campaign]);
+      const [view] = await views(auth.accountId, [campaign], true);
       return view;
     },
 
@@ -174,7 +201,7 @@ export function createCampaignViewsService(deps: { db: Db; timezone: string }) {
         campaignViewsRepo.count(db, accountId, filter),
         campaignViewsRepo.page(db, accountId, filter, sort, page),
       ]);
-      return { campaigns: await views(accountId, rows), totalRecords, totalDisplayRecords };
+      return { campaigns: await views(accountId, rows, false), totalRecords, totalDisplayRecords };
     },
   };
 }

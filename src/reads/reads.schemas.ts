@@ -7,8 +7,11 @@ import { answer, Id, Nullable, pageTotals, StringEnum, WallTime } from '../http/
 
 const count = Type.Integer();
 
-/** See src/campaigns/README.md, "Campaign status". */
+/** Pigeon's own words for where a campaign is (`state`): see src/campaigns/README.md, "Campaign status". */
 export const campaignStatuses = ['scheduled', 'sending', 'sent', 'done', 'cancelled'] as const;
+
+/** SMSFactor's words for a campaign's `status`, which its clients read (src/campaigns/README.md). */
+export const smsfactorCampaignStatuses = ['Scheduled', 'Sending', 'Sent', 'Cancelled'] as const;
 
 /** One campaign of GET /campaign/:ticket and GET /campaigns, with its counters. */
 export const Campaign = Type.Object({
@@ -19,7 +22,14 @@ export const Campaign = Type.Object({
   date: WallTime,
   cost: count,
   lists: Type.Array(Type.Object({ id: Id })),
-  status: StringEnum(campaignStatuses),
+  status: StringEnum(smsfactorCampaignStatuses, {
+    description:
+      "SMSFactor's word: Scheduled, Sending, Sent (every message handed to the carrier), Cancelled",
+  }),
+  state: StringEnum(campaignStatuses, {
+    description:
+      "Pigeon's detail: sent (receipts still awaited) and done (every message final) are both Sent",
+  }),
   total: count,
   delivered: count,
   error: count,
@@ -28,7 +38,10 @@ export const Campaign = Type.Object({
   stop: count,
   npai: count,
   pending: count,
-  delivery_rate: Type.Integer({ description: 'delivered, in % of the messages' }),
+  delivery_rate: Type.Number({
+    description:
+      "delivered, in % of the messages: to two decimals in GET /campaign/:ticket (2 of 3: 66.67); a whole percent rounded down in GET /campaigns, whose rate SMSFactor's Java SDK reads as an integer",
+  }),
   clicks: count,
 });
 export type CampaignView = Static<typeof Campaign>;

@@ -1,7 +1,15 @@
 // Retention periods as SMSFactor writes them: "30d" (days), "6m" (calendar months) or "-1" (keep).
 
+/** The kinds of data the job deletes, each served by the room that owns it. */
 export const retentionKinds = ['message', 'list', 'campaign', 'mo', 'lookup'] as const;
 export type RetentionKind = (typeof retentionKinds)[number];
+
+/**
+ * Every setting GET/PUT /retention knows: the kinds above, and SMSFactor's `survey`, stored and shown for its
+ * clients though Pigeon keeps no surveys for it to delete.
+ */
+export const retentionSettings = [...retentionKinds, 'survey'] as const;
+export type RetentionSetting = (typeof retentionSettings)[number];
 
 export const keepForever = '-1';
 

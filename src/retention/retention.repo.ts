@@ -1,11 +1,13 @@
 // SQL for the retention settings: one row per account that set one; no row keeps everything.
 import type { Executor } from '../store/db.ts';
 import type { RetentionTable } from '../store/schema.ts';
-import type { RetentionKind } from './retention-period.ts';
+import type { RetentionSetting } from './retention-period.ts';
 
-export type RetentionRow = Pick<RetentionTable, RetentionKind>;
+export type RetentionRow = Pick<RetentionTable, RetentionSetting>;
 
-const columns = ['message', 'list', 'campaign', 'mo', 'lookup'] as const;
+const columns = ['message', 'list', 'campaign', 'mo', 'lookup', 'survey'] as const;
+/** The settings that delete something: `survey` has nothing to delete in Pigeon. */
+const purged = ['message', 'list', 'campaign', 'mo', 'lookup'] as const;
 
 export const retentionRepo = {
   find(db: Executor, accountId: number): Promise<RetentionRow | undefined> {
@@ -26,7 +28,7 @@ export const retentionRepo = {
       .selectFrom('retention')
       .select(['account_id', ...columns])
       .where('account_id', '>', afterId)
-      .where((eb) => eb.or(columns.map((c) => eb(c, '!=', '-1'))))
+      .where((eb) => eb.or(purged.map((c) => eb(c, '!=', '-1'))))
       .orderBy('account_id')
       .limit(limit)
       .execute();

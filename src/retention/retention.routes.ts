@@ -7,7 +7,7 @@ import type { RetentionService } from './retention.service.ts';
 const Period = Type.Optional(Type.Union([Type.String(), Type.Integer()]));
 const RetentionBody = Type.Object({
   retention: Type.Object(
-    { message: Period, list: Period, campaign: Period, mo: Period, lookup: Period },
+    { message: Period, list: Period, campaign: Period, mo: Period, lookup: Period, survey: Period },
     { additionalProperties: true },
   ),
 });

@@ -13,6 +13,11 @@ export const RetentionSettings = Type.Object({
   campaign: Setting,
   mo: Setting,
   lookup: Setting,
+  survey: Type.String({
+    description:
+      "SMSFactor's survey setting, in the same form: stored and shown; Pigeon keeps no surveys to delete",
+    examples: ['-1'],
+  }),
 });
 export type RetentionSettingsView = Static<typeof RetentionSettings>;
 

@@ -10,7 +10,8 @@ import {
   keepForever,
   parsePeriod,
   type RetentionKind,
-  retentionKinds,
+  type RetentionSetting,
+  retentionSettings,
 } from './retention-period.ts';
 
 /**
@@ -21,7 +22,14 @@ export type Purge = (accountId: number, before: number, limit: number) => Promis
 
 export type RetentionTargets = Record<RetentionKind, Purge>;
 
-const keepAll: RetentionRow = { message: '-1', list: '-1', campaign: '-1', mo: '-1', lookup: '-1' };
+const keepAll: RetentionRow = {
+  message: '-1',
+  list: '-1',
+  campaign: '-1',
+  mo: '-1',
+  lookup: '-1',
+  survey: '-1',
+};
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -53,16 +61,16 @@ export function createRetentionService(deps: {
     },
 
     /** Sets the kinds given; the others keep their setting. Every value is checked before anything is saved. */
-    async put(auth: AuthContext, input: Partial<Record<RetentionKind, unknown>> | undefined) {
+    async put(auth: AuthContext, input: Partial<Record<RetentionSetting, unknown>> | undefined) {
       const given = input ?? {};
-      const unknown = Object.keys(given).filter((k) => !(retentionKinds as readonly string[]).includes(k));
+      const unknown = Object.keys(given).filter((k) => !(retentionSettings as readonly string[]).includes(k));
       if (unknown.length > 0) {
-        throw ApiError.data(`retention.${unknown[0]} is not a setting: use ${retentionKinds.join(', ')}`);
+        throw ApiError.data(`retention.${unknown[0]} is not a setting: use ${retentionSettings.join(', ')}`);
       }
       const current = (await retentionRepo.find(db, auth.accountId)) ?? keepAll;
       const next = { ...current };
       let changed = 0;
-      for (const kind of retentionKinds) {
+      for (const kind of retentionSettings) {
         if (given[kind] === undefined) continue;
         const parsed = parsePeriod(given[kind]);
         if (!parsed.ok) throw ApiError.data(`retention.${kind} "${String(given[kind])}" ${parsed.reason}`);
@@ -70,7 +78,7 @@ export function createRetentionService(deps: {
         changed++;
       }
       if (changed === 0) {
-        throw ApiError.data(`retention needs at least one of ${retentionKinds.join(', ')}`);
+        throw ApiError.data(`retention needs at least one of ${retentionSettings.join(', ')}`);
       }
       await retentionRepo.save(db, auth.accountId, next, clock.now());
       return next;

@@ -27,6 +27,8 @@ import * as consoleSessions from './migrations/024-console-sessions.ts';
 import * as webhookAttemptExchange from './migrations/025-webhook-attempt-exchange.ts';
 import * as campaignClicks from './migrations/026-campaign-clicks.ts';
 import * as webhookFormat from './migrations/027-webhook-format.ts';
+import * as retentionSurvey from './migrations/028-retention-survey.ts';
+import * as campaignSystem from './migrations/029-campaign-system.ts';
 
 /** Migrations in order; each is told the dialect so column types can differ where they must. */
 export const migrations = {
@@ -57,6 +59,8 @@ export const migrations = {
   '025-webhook-attempt-exchange': webhookAttemptExchange,
   '026-campaign-clicks': campaignClicks,
   '027-webhook-format': webhookFormat,
+  '028-retention-survey': retentionSurvey,
+  '029-campaign-system': campaignSystem,
 };
 
 /** Applies every pending migration. Safe to run from several processes at once (Kysely takes a lock). */

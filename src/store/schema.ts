@@ -151,6 +151,11 @@ export interface CampaignsTable {
   status: string;
   due_at: number;
   created_at: number;
+  /**
+   * 1 for a message the service queued itself (a balance-alert SMS, a HELP answer): the operator's, kept out
+   * of the customer's campaign reads. 0 for the customer's campaigns.
+   */
+  system: Generated<number>;
 }
 
 /** The lists a campaign sent to (POST /send/lists), one row per list, written in the send's transaction. */
@@ -343,6 +348,8 @@ export interface RetentionTable {
   campaign: string;
   mo: string;
   lookup: string;
+  /** SMSFactor's survey setting: stored and shown; Pigeon keeps no surveys to delete. */
+  survey: string;
   updated_at: number;
 }
 

@@ -38,7 +38,10 @@ export const Attempt = Type.Object({
   attempt_id: Id,
   delivery_id: Id,
   event_type: Type.String(),
-  event_id: Id,
+  event_id: Nullable({
+    ...Id,
+    description: 'the event delivered; null for a test delivery, which carries none',
+  }),
   attempt: Type.Integer(),
   http_code: Nullable(Type.String()),
   latency_ms: Type.Number(),

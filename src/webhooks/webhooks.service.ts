@@ -182,8 +182,8 @@ export function createWebhooksService(deps: { db: Db; clock: Clock; urlGuard: Ur
             attempt_id: idOut(a.id),
             delivery_id: idOut(a.delivery_id),
             event_type: a.event_type,
-            // Empty for a test delivery, which reports no event.
-            event_id: a.event_id === null ? '' : idOut(a.event_id),
+            // Null for a test delivery, which carries no event (the schema's id pattern has no empty id).
+            event_id: a.event_id === null ? null : idOut(a.event_id),
             attempt: a.attempt,
             http_code: a.http_code === null ? null : String(a.http_code),
             latency_ms: a.latency_ms,

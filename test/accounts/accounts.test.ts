@@ -102,7 +102,7 @@ describeEachDialect('accounts', (h) => {
     });
   });
 
-  it('GET /account answers the caller with empty strings for unset fields', async () => {
+  it('GET /account answers the caller with empty strings for unset fields, and senderid null as in GET /sub-accounts', async () => {
     const a = await h().account({ credits: 7 });
     const r = await call(h().app, 'GET', '/account', { token: a.token });
     expect(r.body.account).toEqual({
@@ -123,11 +123,22 @@ describeEachDialect('accounts', (h) => {
       credits: 7,
       unlimited: 0,
       description: '',
-      senderid: '',
+      senderid: null,
       status: 1,
       state: 'active',
       sender: '',
     });
+    // The same account read by its parent: the same senderid.
+    const parent = await h().account();
+    const sub = await createSub(h(), parent);
+    const subToken = await call(h().app, 'POST', `/token/account/${sub.id}`, {
+      token: parent.token,
+      json: { token: { name: 'sub' } },
+    });
+    const own = await call(h().app, 'GET', '/account', { token: subToken.body.token });
+    const listed = await call(h().app, 'GET', '/sub-accounts', { token: parent.token });
+    expect(own.body.account.senderid).toBeNull();
+    expect(listed.body['sub-accounts'][0].senderid).toBeNull();
   });
 
   it('an unlimited sub-account shows its parent credits in every read', async () => {

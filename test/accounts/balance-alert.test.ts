@@ -190,6 +190,32 @@ describeEachDialect('balance alert', (h) => {
     expect(mailsTo(email)).toHaveLength(1);
   });
 
+  it("the alert SMS is the operator's message, not the customer's campaign: GET /campaigns and GET /campaign/:ticket leave it out", async () => {
+    const a = await h().account({ credits: 12 });
+    await alertAt(a, 11, { alert_email: '0' });
+    const first = await send(a);
+    const second = await send(a);
+    startWorker();
+    await allDone(a.id);
+    expect(await freeMessages(a.id)).toHaveLength(1);
+    const alertCampaign = await h()
+      .deps.store.db.selectFrom('campaigns')
+      .select('id')
+      .where('account_id', '=', a.id)
+      .where('cost', '=', 0)
+      .executeTakeFirstOrThrow();
+    const list = await call(h().app, 'GET', '/campaigns', { token: a.token });
+    expect(list.body).toMatchObject({ status: 1, totalRecords: 2, totalDisplayRecords: 2 });
+    expect(list.body.campaigns.map((c: { id: string }) => c.id).sort()).toEqual(
+      [first.ticket, second.ticket].sort(),
+    );
+    expect(list.body.campaigns.map((c: { text: string }) => c.text)).not.toContain(
+      expect.stringContaining('your balance'),
+    );
+    const read = await call(h().app, 'GET', `/campaign/${alertCampaign.id}`, { token: a.token });
+    expect(read.body).toMatchObject({ status: -5 });
+  });
+
   it('the free SMS goes out through the delivery worker from ALERT_SENDER, and no credit or ledger line moves', async () => {
     const a = await h().account({ credits: 3 });
     const { phone } = await alertAt(a, 2, { alert_email: '0' });

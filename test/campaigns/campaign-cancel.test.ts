@@ -65,7 +65,19 @@ describeEachDialect('campaign cancel', (h) => {
       { delta: 3, balance_after: 100, campaign_id: Number(sent.ticket), reason: 'refund' },
     ]);
     const read = await call(h().app, 'GET', `/campaign/${sent.ticket}`, { token: a.token });
-    expect(read.body.campaign[0]).toMatchObject({ status: 'cancelled', pending: 0, cost: 3 });
+    expect(read.body.campaign[0]).toMatchObject({ status: 'Cancelled', state: 'cancelled', pending: 0 });
+  });
+
+  it('a refunded campaign reads back at cost 0, by id and in the list; the ledger keeps what was refunded', async () => {
+    const a = await h().account({ credits: 100 });
+    const sent = await send(h(), a, 2, '2030-06-01 10:00:00');
+    expect(sent.cost).toBe(2);
+    expect((await cancel(h(), a, sent.ticket)).body.status).toBe(1);
+    const read = await call(h().app, 'GET', `/campaign/${sent.ticket}`, { token: a.token });
+    expect(read.body.campaign[0].cost).toBe(0);
+    const list = await call(h().app, 'GET', '/campaigns', { token: a.token });
+    expect(list.body.campaigns.find((c: { id: string }) => c.id === sent.ticket).cost).toBe(0);
+    expect((await ledgerOf(h(), a.id)).at(-1)).toMatchObject({ delta: 2, reason: 'refund' });
   });
 
   it('a cancelled campaign is never taken by the worker, even once due', async () => {

@@ -59,7 +59,7 @@ describeEachDialect('marketing sending window', (h) => {
     expect(read.body.campaign[0]).toMatchObject({
       date: '2026-01-14 08:00:00',
       creation_date: '2026-01-13 21:00:00',
-      status: 'scheduled',
+      status: 'Scheduled',
     });
   });
 

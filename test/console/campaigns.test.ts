@@ -55,11 +55,9 @@ describe('console campaign pages', () => {
   }
 
   async function campaignOf(token: string, ticket: string) {
-    const answer = await call<{ campaign: { status: string; clicks: number; delivered: number }[] }>(
-      token,
-      'GET',
-      `/campaign/${ticket}`,
-    );
+    const answer = await call<{
+      campaign: { status: string; state: string; clicks: number; delivered: number }[];
+    }>(token, 'GET', `/campaign/${ticket}`);
     return answer.campaign[0];
   }
 
@@ -93,8 +91,8 @@ describe('console campaign pages', () => {
     await expect
       .poll(
         async () => [
-          (await campaignOf(token, sale.ticket)).status,
-          (await campaignOf(token, alert.ticket)).status,
+          (await campaignOf(token, sale.ticket)).state,
+          (await campaignOf(token, alert.ticket)).state,
         ],
         {
           timeout: 15_000,
@@ -298,7 +296,7 @@ describe('console campaign pages', () => {
     await page.getByRole('button', { name: 'Cancel campaign' }).click();
     // The first click only asks; keeping it changes nothing.
     await page.getByRole('button', { name: 'Keep it' }).click();
-    expect((await campaignOf(token, later.ticket)).status).toBe('scheduled');
+    expect((await campaignOf(token, later.ticket)).state).toBe('scheduled');
     await page.getByRole('button', { name: 'Cancel campaign' }).click();
     await page.getByRole('button', { name: 'Yes, cancel it' }).click();
 
@@ -308,7 +306,7 @@ describe('console campaign pages', () => {
     await expect.poll(() => page.locator('.page-title .state').textContent()).toBe('cancelled');
     await expect.poll(() => page.getByTestId('balance').textContent()).toBe('500 credits');
     expect(await page.getByRole('button', { name: 'Cancel campaign' }).count()).toBe(0);
-    expect((await campaignOf(token, later.ticket)).status).toBe('cancelled');
+    expect((await campaignOf(token, later.ticket)).state).toBe('cancelled');
     expect(await call(token, 'GET', '/credits')).toMatchObject({ credits: 500 });
     await context.close();
   });

@@ -96,7 +96,7 @@ describeEachDialect(
         const rows = await messagesOf(ticket);
         return rows.every((m) => m.state === 'submitted') && rows;
       }, 'both messages submitted');
-      expect(await campaignOf(a, ticket)).toMatchObject({ status: 'sent', expired: 0 });
+      expect(await campaignOf(a, ticket)).toMatchObject({ state: 'sent', expired: 0 });
       const sentAt = Math.max(...submitted.map((m) => Number(m.sent_at)));
 
       // One millisecond short of the wait: nothing closes, whoever looks.
@@ -117,7 +117,7 @@ describeEachDialect(
         ['parcel-2', 12, '33612345679'],
       ]);
       expect(await campaignOf(a, ticket)).toMatchObject({
-        status: 'done',
+        state: 'done',
         total: 2,
         expired: 2,
         delivered: 0,
@@ -171,7 +171,7 @@ describeEachDialect(
         ]),
       );
       expect(events.slice(2).map((e) => [e.message_id, e.status])).toEqual([['late-1', 3]]);
-      expect(await campaignOf(a, ticket)).toMatchObject({ status: 'done', delivered: 1, expired: 1 });
+      expect(await campaignOf(a, ticket)).toMatchObject({ state: 'done', delivered: 1, expired: 1 });
 
       // The same receipt again, and a second sweep: nothing more.
       await delivery.recordReceipts([{ smscId: late!.messageId, stat: 'DELIVRD', err: '000' }]);

@@ -8,6 +8,8 @@ interface Route {
   method: string;
   url: string;
   hasResponseSchema: boolean;
+  /** Left out of the document on purpose: the console's HTML page and its assets. */
+  hidden: boolean;
 }
 
 /** Every route the app registers, seen by an onRoute hook added before the app loads its plugins. */
@@ -17,7 +19,12 @@ async function registeredRoutes(h: Harness): Promise<Route[]> {
   app.addHook('onRoute', (route: RouteOptions) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     for (const method of methods) {
-      routes.push({ method, url: route.url, hasResponseSchema: route.schema?.response !== undefined });
+      routes.push({
+        method,
+        url: route.url,
+        hasResponseSchema: route.schema?.response !== undefined,
+        hidden: (route.schema as { hide?: boolean } | undefined)?.hide === true,
+      });
     }
   });
   await app.ready();
@@ -25,9 +32,12 @@ async function registeredRoutes(h: Harness): Promise<Route[]> {
   return routes;
 }
 
-/** The routes of the API itself: not the docs' own (`/docs…`, `/openapi.json`), not Fastify's HEAD twins. */
+/**
+ * The routes of the API itself: not the docs' own (`/docs…`, `/openapi.json`), not the console's page, not
+ * Fastify's HEAD twins.
+ */
 const isApiRoute = (route: Route) =>
-  route.method !== 'HEAD' && route.url !== '/openapi.json' && !route.url.startsWith('/docs');
+  route.method !== 'HEAD' && route.url !== '/openapi.json' && !route.url.startsWith('/docs') && !route.hidden;
 
 /** `/list/:id` as OpenAPI writes it: `/list/{id}`. */
 const openApiPath = (url: string) => url.replace(/:(\w+)/g, '{$1}');
@@ -103,6 +113,50 @@ describeEachDialect('OpenAPI and docs', (h) => {
     expect(send.responses['413'].content['application/json'].schema.$ref).toBe('#/components/schemas/Error');
     const query = document.paths['/campaigns'].get.parameters.map((p: { name: string }) => p.name);
     expect(query).toEqual(expect.arrayContaining(['start', 'length', 'date_start', 'sort']));
+  });
+
+  it('/openapi.json describes /health, /ready, /metrics and the console session routes, outside authentication', async () => {
+    // The app as `npm start` builds it, with the operations routes on the API's port.
+    const app = buildApi({
+      config: h().config,
+      logger: h().deps.logger,
+      services: h().deps.services,
+      ops: h().deps.ops,
+    });
+    try {
+      const r = await call(app, 'GET', '/openapi.json');
+      const document = r.body;
+      const validation = await new Validator().validate(structuredClone(document));
+      expect(validation.errors ?? []).toEqual([]);
+      for (const path of ['/health', '/ready', '/metrics']) {
+        expect({
+          path,
+          tags: document.paths[path]?.get?.tags,
+          security: document.paths[path]?.get?.security,
+        }).toEqual({
+          path,
+          tags: ['operations'],
+          security: [],
+        });
+      }
+      expect(Object.keys(document.paths['/ready'].get.responses).sort()).toEqual(['200', '503']);
+      expect(Object.keys(document.paths['/metrics'].get.responses['200'].content)).toEqual([
+        'text/plain; version=0.0.4',
+      ]);
+      expect(Object.keys(document.paths['/console/session']).sort()).toEqual(['delete', 'get', 'post']);
+      expect(document.paths['/console/session/account'].put.tags).toEqual(['console']);
+      const session = document.paths['/console/session'].get;
+      expect(session.security).toEqual([]);
+      const [success] = session.responses['200'].content['application/json'].schema.oneOf;
+      expect(Object.keys(success.properties.session.properties)).toEqual(
+        expect.arrayContaining(['csrf_token', 'account_id', 'account', 'timezone', 'expires_at']),
+      );
+      // The routes still answer as before: their documents serialize nothing of their own.
+      expect((await call(app, 'GET', '/health')).body).toEqual({ status: 1, message: 'OK' });
+      expect((await call(app, 'GET', '/console/session')).body).toMatchObject({ status: -1 });
+    } finally {
+      await app.close();
+    }
   });
 
   it('/docs answers an HTML page whose scripts and styles are all served by Pigeon itself', async () => {

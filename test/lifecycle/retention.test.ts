@@ -10,7 +10,7 @@ describeEachDialect('retention', (h) => {
     expect(initial.body).toEqual({
       status: 1,
       message: 'OK',
-      data_retention: { message: '-1', list: '-1', campaign: '-1', mo: '-1', lookup: '-1' },
+      data_retention: { message: '-1', list: '-1', campaign: '-1', mo: '-1', lookup: '-1', survey: '-1' },
     });
     const put = await call(h().app, 'PUT', '/retention', {
       token: a.token,
@@ -19,7 +19,7 @@ describeEachDialect('retention', (h) => {
     expect(put.body).toEqual({
       status: 1,
       message: 'OK',
-      retention: { message: '6m', list: '-1', campaign: '-1', mo: '30d', lookup: '-1' },
+      retention: { message: '6m', list: '-1', campaign: '-1', mo: '30d', lookup: '-1', survey: '-1' },
     });
     const xml = await call(h().app, 'PUT', '/retention', {
       token: a.token,
@@ -33,6 +33,7 @@ describeEachDialect('retention', (h) => {
       campaign: '-1',
       mo: '30d',
       lookup: '12m',
+      survey: '-1',
     });
 
     for (const [body, details] of [
@@ -53,6 +54,43 @@ describeEachDialect('retention', (h) => {
     expect((await call(h().app, 'GET', '/retention', { token: b.token })).body.data_retention.message).toBe(
       '-1',
     );
+  });
+
+  it("SMSFactor's survey setting is taken, checked like the others, shown by GET, and deletes nothing", async () => {
+    const a = await h().account();
+    const put = await call(h().app, 'PUT', '/retention', {
+      token: a.token,
+      json: { retention: { survey: '2m' } },
+    });
+    expect(put.body).toMatchObject({ status: 1, retention: { survey: '2m', message: '-1' } });
+    const xml = await call(h().app, 'PUT', '/retention', {
+      token: a.token,
+      xml: '<retention><survey>90d</survey></retention>',
+    });
+    expect(xml.body).toMatchObject({ status: '1', retention: { survey: '90d' } });
+    const read = await call(h().app, 'GET', '/retention', { token: a.token });
+    expect(read.body.data_retention).toEqual({
+      message: '-1',
+      list: '-1',
+      campaign: '-1',
+      mo: '-1',
+      lookup: '-1',
+      survey: '90d',
+    });
+    const bad = await call(h().app, 'PUT', '/retention', {
+      token: a.token,
+      json: { retention: { survey: '2y' } },
+    });
+    expect(bad.body).toMatchObject({ status: -7 });
+    expect(bad.body.details).toMatch(/retention.survey "2y" must be a number of days/);
+    // An account that limits only surveys has nothing for the job to delete.
+    expect(await h().deps.services.retention.runOnce()).toEqual({
+      message: 0,
+      list: 0,
+      campaign: 0,
+      mo: 0,
+      lookup: 0,
+    });
   });
 
   it('the job deletes exactly what is older than each setting, leaves unfinished work and other accounts alone', async () => {

@@ -59,6 +59,20 @@ async function send(
 const get = (h: Harness, a: TestAccount, url: string, accept?: string) =>
   call(h.app, 'GET', url, { token: a.token, accept });
 
+/** Gives the campaign's messages, in their order, the final states the delivery service would write. */
+async function settle(h: Harness, ticket: string, outcomes: { state: string; dlr_status: number }[]) {
+  const db = h.deps.store.db;
+  const rows = await db
+    .selectFrom('messages')
+    .select('id')
+    .where('campaign_id', '=', Number(ticket))
+    .orderBy('seq')
+    .execute();
+  for (const [i, row] of rows.entries()) {
+    await db.updateTable('messages').set(outcomes[i]).where('id', '=', row.id).execute();
+  }
+}
+
 async function campaignOf(h: Harness, a: TestAccount, ticket: string) {
   const r = await get(h, a, `/campaign/${ticket}`);
   expect(r.body.status, r.body.details).toBe(1);
@@ -97,7 +111,12 @@ describeEachDialect('campaign reads', (h) => {
       text: 'Suivez votre colis <-short->',
       links: ['https://shop.example/track'],
     });
-    expect(await campaignOf(h(), a, ticket)).toMatchObject({ status: 'scheduled', total: 6, pending: 6 });
+    expect(await campaignOf(h(), a, ticket)).toMatchObject({
+      status: 'Scheduled',
+      state: 'scheduled',
+      total: 6,
+      pending: 6,
+    });
 
     await startWorker();
     await waitFor(allFinal(h(), ticket), 'final states');
@@ -141,7 +160,8 @@ describeEachDialect('campaign reads', (h) => {
       date: '2026-01-05 10:00:00',
       cost: 6,
       lists: [],
-      status: 'done',
+      status: 'Sent',
+      state: 'done',
       total: 6,
       delivered: 3,
       error: 1,
@@ -159,22 +179,31 @@ describeEachDialect('campaign reads', (h) => {
     const a = await h().account();
     const n = numbers();
     const ticket = await send(h(), a, n.delivered);
-    expect((await campaignOf(h(), a, ticket)).status).toBe('scheduled');
+    expect(await campaignOf(h(), a, ticket)).toMatchObject({ status: 'Scheduled', state: 'scheduled' });
 
     const delivery = h().deps.services.delivery;
     await delivery.claim(10_000);
-    expect(await campaignOf(h(), a, ticket)).toMatchObject({ status: 'sending', pending: 3 });
+    expect(await campaignOf(h(), a, ticket)).toMatchObject({
+      status: 'Sending',
+      state: 'sending',
+      pending: 3,
+    });
 
     // Leases released, a long receipt delay: every message is submitted and none has its receipt yet.
     h().clock.advance(h().config.LEASE_SECONDS * 1000 + 1);
     await delivery.releaseExpiredLeases();
-    expect((await campaignOf(h(), a, ticket)).status).toBe('sending');
+    expect((await campaignOf(h(), a, ticket)).state).toBe('sending');
     await startWorker(3_600_000);
     await waitFor(
       async () => (await messageStates(h(), ticket)).every((m) => m.state === 'submitted'),
       'submitted',
     );
-    expect(await campaignOf(h(), a, ticket)).toMatchObject({ status: 'sent', pending: 3, delivered: 0 });
+    expect(await campaignOf(h(), a, ticket)).toMatchObject({
+      status: 'Sent',
+      state: 'sent',
+      pending: 3,
+      delivered: 0,
+    });
 
     const smscIds = await h()
       .deps.store.db.selectFrom('messages')
@@ -183,11 +212,38 @@ describeEachDialect('campaign reads', (h) => {
       .execute();
     await delivery.recordReceipts(smscIds.map((m) => ({ smscId: m.smsc_id!, stat: 'DELIVRD', err: '000' })));
     expect(await campaignOf(h(), a, ticket)).toMatchObject({
-      status: 'done',
+      status: 'Sent',
+      state: 'done',
       pending: 0,
       delivered: 3,
       delivery_rate: 100,
     });
+  });
+
+  it("delivery_rate is exact to the hundredth by ticket (2 of 3: 66.67) and a whole percent in GET /campaigns, which SMSFactor's Java SDK reads as an integer", async () => {
+    const a = await h().account();
+    const n = numbers();
+    const ticket = await send(h(), a, n.delivered);
+    await settle(h(), ticket, [
+      { state: 'delivered', dlr_status: 3 },
+      { state: 'delivered', dlr_status: 3 },
+      { state: 'failed', dlr_status: 2 },
+    ]);
+    expect(await campaignOf(h(), a, ticket)).toMatchObject({
+      status: 'Sent',
+      state: 'done',
+      delivery_rate: 66.67,
+    });
+    const list = await get(h(), a, '/campaigns');
+    expect(list.body.campaigns[0]).toMatchObject({
+      id: ticket,
+      status: 'Sent',
+      state: 'done',
+      delivery_rate: 66,
+    });
+    const xml = await get(h(), a, `/campaign/${ticket}`, 'application/xml');
+    expect(xml.raw).toContain('<status>Sent</status><state>done</state>');
+    expect(xml.raw).toContain('<delivery_rate>66.67</delivery_rate>');
   });
 
   it('a network error (DLR 11) is counted apart from other failures', async () => {
@@ -195,26 +251,18 @@ describeEachDialect('campaign reads', (h) => {
     const a = await h().account();
     const n = numbers();
     const ticket = await send(h(), a, n.delivered);
-    const db = h().deps.store.db;
-    const rows = await db
-      .selectFrom('messages')
-      .select('id')
-      .where('campaign_id', '=', Number(ticket))
-      .execute();
-    const outcomes = [
+    await settle(h(), ticket, [
       { state: 'failed', dlr_status: 11 },
       { state: 'failed', dlr_status: 9 },
       { state: 'delivered', dlr_status: 3 },
-    ];
-    for (const [i, row] of rows.entries()) {
-      await db.updateTable('messages').set(outcomes[i]).where('id', '=', row.id).execute();
-    }
+    ]);
     expect(await campaignOf(h(), a, ticket)).toMatchObject({
-      status: 'done',
+      status: 'Sent',
+      state: 'done',
       network_error: 1,
       error: 1,
       delivered: 1,
-      delivery_rate: 33,
+      delivery_rate: 33.33,
     });
   });
 
@@ -419,7 +467,7 @@ describeEachDialect('campaign reads', (h) => {
       totalRecords: 0,
       totalDisplayRecords: 0,
     });
-    expect(await campaignOf(h(), b, theirs)).toMatchObject({ status: 'scheduled', total: 1 });
+    expect(await campaignOf(h(), b, theirs)).toMatchObject({ status: 'Scheduled', total: 1 });
     expect((await call(h().app, 'GET', '/credits', { token: b.token })).body.credits).toBe(9);
   });
 

@@ -7,8 +7,8 @@ import { formatNumber, formatPercent } from '../format.ts';
 /** One campaign of GET /campaign/:ticket or GET /campaigns: the route's schema's view. */
 export type Campaign = CampaignView;
 
-/** What each campaign status means to the person reading the list (src/campaigns/README.md). */
-export const campaignStatusText: Record<Campaign['status'], string> = {
+/** What each campaign state (Pigeon's detail of `status`) means to the person reading the list (src/campaigns/README.md). */
+export const campaignStatusText: Record<Campaign['state'], string> = {
   scheduled: 'scheduled',
   sending: 'sending',
   sent: 'awaiting receipts',
@@ -17,7 +17,7 @@ export const campaignStatusText: Record<Campaign['status'], string> = {
 };
 
 /** Whether a campaign will still change by itself: its messages are not all final, and it was not cancelled. */
-export const isFinished = (c: Campaign) => c.status === 'done' || c.status === 'cancelled';
+export const isFinished = (c: Campaign) => c.state === 'done' || c.state === 'cancelled';
 
 /** The part of a campaign's messages that have their final outcome, 0 to 1. */
 export function progressOf(c: Campaign): number {
@@ -28,7 +28,7 @@ export function progressOf(c: Campaign): number {
 /** Messages that failed, whatever the reason: the API splits them into error, network error and NPAI. */
 export const failedOf = (c: Campaign) => c.error + c.network_error + c.npai;
 
-export function CampaignStatus({ status }: { status: Campaign['status'] }) {
+export function CampaignStatus({ status }: { status: Campaign['state'] }) {
   return <span class={`state state-${status}`}>{campaignStatusText[status] ?? status}</span>;
 }
 

@@ -98,7 +98,7 @@ export function CampaignPage({ ticket }: { ticket: string }) {
   // What the tables and the chart show changes only when a counter does: they read again then, not on every poll.
   const version = [
     round,
-    campaign.status,
+    campaign.state,
     campaign.pending,
     campaign.delivered,
     failedOf(campaign),
@@ -117,7 +117,7 @@ export function CampaignPage({ ticket }: { ticket: string }) {
           </button>
         }
       >
-        Campaign {campaign.id} <CampaignStatus status={campaign.status} />
+        Campaign {campaign.id} <CampaignStatus status={campaign.state} />
       </PageTitle>
       <ErrorNotice error={error} />
       {cancelled && (
@@ -156,19 +156,19 @@ export function CampaignPage({ ticket }: { ticket: string }) {
           )}
         </dl>
         <p class="campaign-message">{campaign.text}</p>
-        {campaign.status !== 'cancelled' && (
+        {campaign.state !== 'cancelled' && (
           <div aria-live="polite">
             <CampaignProgress campaign={campaign} label="Delivery progress" />
             {live && (
               <p class="hint">
-                {campaign.status === 'scheduled'
+                {campaign.state === 'scheduled'
                   ? 'Waiting for its due time. This page follows it as it goes out.'
                   : 'Sending: this page updates every 2 seconds.'}
               </p>
             )}
           </div>
         )}
-        {campaign.status === 'scheduled' && (
+        {campaign.state === 'scheduled' && (
           <CancelCampaign
             campaign={campaign}
             onCancelled={(credits) => {

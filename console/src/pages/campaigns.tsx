@@ -203,7 +203,7 @@ export function CampaignsPage() {
                         {truncate(c.text)}
                       </td>
                       <td data-label="Status">
-                        <CampaignStatus status={c.status} />
+                        <CampaignStatus status={c.state} />
                       </td>
                       <td data-label="Messages" class="num">
                         {formatNumber(c.total)}

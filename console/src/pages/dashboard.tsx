@@ -148,13 +148,13 @@ export function DashboardPage() {
               <li key={c.id} class="card latest-campaign">
                 <div class="latest-head">
                   <a {...linkTo(`/campaigns/${c.id}`)}>Campaign {c.id}</a>
-                  <CampaignStatus status={c.status} />
+                  <CampaignStatus status={c.state} />
                   <span class="counter">{formatDate(c.date, tz)}</span>
                 </div>
                 <p class="latest-text" title={c.text}>
                   {truncate(c.text, 90)}
                 </p>
-                {c.status === 'cancelled' ? (
+                {c.state === 'cancelled' ? (
                   <p class="hint">Cancelled before sending; its cost was refunded.</p>
                 ) : (
                   <CampaignProgress campaign={c} label={`Progress of campaign ${c.id}`} />

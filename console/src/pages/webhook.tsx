@@ -261,7 +261,7 @@ export function WebhookPage({ id }: { id: string }) {
                     <td data-label="Time">{formatDate(a.date, tz)}</td>
                     <td data-label="Event">
                       {a.event_type}
-                      {a.event_id === '' ? (
+                      {a.event_id === null ? (
                         <span class="hint"> (test)</span>
                       ) : (
                         <span class="hint"> #{a.event_id}</span>
