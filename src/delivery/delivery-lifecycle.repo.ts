@@ -1,9 +1,9 @@
 // SQL of delivery's data lifecycle: retention's purges of finished messages and old replies, pruning orphan
 // receipts, and erasing a phone number from messages, replies, reply fragments and HELP answers. No rules here.
 
-import { sql } from 'kysely';
 import type { Erasure } from '../shared/erasure.ts';
 import { DlrStatus } from '../sms/dlr-status.ts';
+import { accountKey } from '../store/account-key.ts';
 import type { Executor } from '../store/db.ts';
 import { deleteAged, pruneOldest } from '../store/purge.ts';
 
@@ -21,12 +21,6 @@ export interface ErasedMessage {
   campaign_id: number;
   seq: number;
 }
-
-/**
- * The history reads find the account's rows through the indexes keyed on `account_id + 0` (migration 013):
- * the expression is what selects them, so no other query's plan ever takes them.
- */
-export const accountKey = sql<number>`${sql.ref('account_id')} + 0`;
 
 /** States a worker may still act on: retention never deletes such a message. */
 const unfinishedStates = ['queued', 'sending', 'held'];

@@ -2,9 +2,9 @@
 // replies and STOPs it drew, its NPAI numbers, and the list contacts it wrote to. Read only.
 import type { Page } from '../shared/paging.ts';
 import { DlrStatus } from '../sms/dlr-status.ts';
+import { accountKey } from '../store/account-key.ts';
 import type { Executor } from '../store/db.ts';
 import { type BucketSize, wallClockBucket } from '../store/wall-clock.ts';
-import { accountKey } from './account-key.ts';
 import { reportedStatusSql } from './message-status.ts';
 
 export type ReplyType = 'MO' | 'STOP';

@@ -1,10 +1,10 @@
 // SQL of the campaign views (GET /campaign/:ticket, GET /campaigns): campaigns, the lists they were sent to,
 // and their counters over the messages, STOP replies and links of those campaigns alone. Read only.
 import type { Page } from '../shared/paging.ts';
+import { accountKey } from '../store/account-key.ts';
 import { contains } from '../store/contains.ts';
 import type { Executor } from '../store/db.ts';
 import type { CampaignsTable } from '../store/schema.ts';
-import { accountKey } from './account-key.ts';
 import type { CampaignSortKey, Sort } from './query-parsers.ts';
 
 const campaignColumns = [

@@ -2,9 +2,9 @@
 // messages or replies through the indexes on `(account_id + 0, due_at, id)` and `(account_id + 0,
 // received_at, id)` (migration 013), and the campaigns its messages name. Read only.
 import type { Page } from '../shared/paging.ts';
+import { accountKey } from '../store/account-key.ts';
 import { contains } from '../store/contains.ts';
 import type { Executor } from '../store/db.ts';
-import { accountKey } from './account-key.ts';
 import { reportedStatusSql } from './message-status.ts';
 import type { MessageSortKey, Period, ReplySortKey, Sort } from './query-parsers.ts';
 

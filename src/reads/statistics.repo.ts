@@ -1,8 +1,9 @@
 // SQL of the account's message statistics: its messages counted per day of TIMEZONE and per state, read
 // through the index of the account's messages by due date (migration 013). No rules here.
+
+import { accountKey } from '../store/account-key.ts';
 import type { Executor } from '../store/db.ts';
 import { wallClockBucket } from '../store/wall-clock.ts';
-import { accountKey } from './account-key.ts';
 
 export const statisticsRepo = {
   /**

@@ -1,4 +1,5 @@
-// How the reads name the caller's account where `account_id` must not choose the plan.
+// How a statement names an account where `account_id` must not choose the plan: the expression of the indexes of
+// migration 013, which the history reads (src/reads) and the purges of delivery go through.
 import { sql } from 'kysely';
 
 /**
