@@ -231,4 +231,37 @@ export const filtersRepo = {
       [accountId, ...list],
     );
   },
+
+  /**
+   * Which of `numbers` are in the blacklist or NPAI list of any of `accountIds`, with the account each row is
+   * listed for: the lookups of several sends in one statement (`listed-lookups.ts`). A row may answer a number
+   * another of the accounts asked about; the caller keeps each send's own pairs.
+   */
+  listedAmong(db: Executor, accountIds: readonly number[], numbers: readonly string[]) {
+    const accounts = [...accountIds];
+    const list = [...numbers];
+    const accountCount = padToShape(accounts, 1);
+    const size = padToShape(list, 8);
+    return runPrepared<{ account_id: number | string; number: string; list: string }>(
+      db,
+      `filters.listedAmong.${accountCount}.${size}`,
+      (ex) => {
+        const accountSlots = slots(0, accountCount);
+        const numberSlots = slots(accountCount, size);
+        return ex
+          .selectFrom('blacklist')
+          .select(['account_id', 'number', sql<string>`'blacklist'`.as('list')])
+          .where('account_id', 'in', accountSlots)
+          .where('number', 'in', numberSlots)
+          .unionAll(
+            ex
+              .selectFrom('npai')
+              .select(['account_id', 'number', sql<string>`'npai'`.as('list')])
+              .where('account_id', 'in', accountSlots)
+              .where('number', 'in', numberSlots),
+          );
+      },
+      [...accounts, ...list],
+    );
+  },
 };

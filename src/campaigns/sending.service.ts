@@ -16,6 +16,7 @@ import type { Db, DialectName, Executor } from '../store/db.ts';
 import { campaignsRepo, filterChunk, filtersRepo, type NewCampaign } from './campaigns.repo.ts';
 import type { CampaignResultView } from './campaigns.schemas.ts';
 import { createDailyCap } from './daily-cap.ts';
+import { createListedLookups, type ListedLookup } from './listed-lookups.ts';
 import { listsRepo } from './lists.repo.ts';
 import { type ContactFields, compileTemplate, render } from './message-text.ts';
 import { type Candidate, type FilterCounts, filterRecipients } from './recipient-filter.ts';
@@ -192,6 +193,10 @@ export function createSendingService(deps: {
   const dailyCap = createDailyCap({ limit: config.DAILY_MESSAGE_LIMIT, timezone: config.TIMEZONE });
 
   const refuseWhenBacklogged = createBacklogGate(config, delivery);
+  const listed: ListedLookup =
+    deps.dialect === 'postgres'
+      ? createListedLookups(db)
+      : (accountId, numbers) => filtersRepo.listed(db, accountId, numbers);
   const { plan, tooManyParts, checkRecipientCount } = createSendPlanner(config);
 
   /** Sorts a send's recipients into kept and filtered, against the account's blacklist and NPAI list. */
@@ -206,7 +211,7 @@ export function createSendingService(deps: {
         ? (destination, country) =>
             deps.routable!({ destination, country, sender: p.sender, pushtype: p.pushtype, accountId })
         : undefined,
-      lookup: (numbers) => filtersRepo.listed(db, accountId, numbers),
+      lookup: (numbers) => listed(accountId, numbers),
       anyListed: () => filtersRepo.hasAny(db, accountId),
       chunk: filterChunk,
     });

@@ -247,6 +247,30 @@ describeEachDialect('send: filtering', (h) => {
     expect(other.body).toMatchObject({ sent: 2, blacklisted: 0, npai: 0 });
   });
 
+  it('concurrent small sends of several accounts, whose lookups are read together, each filter by their own lists', async () => {
+    const a = await h().account();
+    const b = await h().account();
+    await call(h().app, 'POST', '/blacklist', {
+      token: a.token,
+      json: { blacklist: { contacts: { gsm: [{ value: fr(3) }] } } },
+    });
+    await call(h().app, 'POST', '/npai', {
+      token: b.token,
+      json: { npai: { contacts: { gsm: [{ value: fr(4) }] } } },
+    });
+    const sends = [];
+    for (let i = 0; i < 20; i++) {
+      const account = i % 2 === 0 ? a : b;
+      sends.push(send(h(), account, { gsm: [{ value: fr(1) }, { value: fr(3) }, { value: fr(4) }] }));
+    }
+    const answers = await Promise.all(sends);
+    answers.forEach((r, i) => {
+      expect(r.body).toMatchObject(
+        i % 2 === 0 ? { sent: 2, blacklisted: 1, npai: 0 } : { sent: 2, blacklisted: 0, npai: 1 },
+      );
+    });
+  });
+
   it('filters a send larger than one lookup chunk, across chunks', async () => {
     const a = await h().account({ credits: 5000 });
     const gsm = [...Array(1200)].map((_, n) => ({ value: `336${String(40000000 + n)}` }));
