@@ -2,7 +2,7 @@
 // value and compiles it on every call, which costs more than SQLite's insert itself at that size; the SQL
 // of an N-row insert only depends on the dialect, the table, the columns and N, so it is compiled once
 // (prepared.ts) and reused with fresh parameters.
-import type { QueryResult } from 'kysely';
+import { PostgresAdapter, type QueryResult, sql } from 'kysely';
 import type { Executor } from './db.ts';
 import { executePrepared, slot } from './prepared.ts';
 import type { Database } from './schema.ts';
@@ -20,6 +20,12 @@ export async function insertRows<T extends keyof Database>(
   rows: readonly unknown[][],
   batchRows: number,
 ): Promise<void> {
+  if (db.getExecutor().adapter instanceof PostgresAdapter && rows.every(plainValues)) {
+    for (let start = 0; start < rows.length; start += batchRows) {
+      await insertJson(db, table, columns, rows.slice(start, start + batchRows));
+    }
+    return;
+  }
   for (let start = 0; start < rows.length; ) {
     const left = rows.length - start;
     const end = start + (left >= batchRows ? batchRows : 2 ** Math.floor(Math.log2(left)));
@@ -59,5 +65,48 @@ export function insertBatch<T extends keyof Database>(
         }),
       ),
     values,
+  );
+}
+
+/**
+ * Whether a row's values all travel as JSON unchanged: a Buffer, a bigint or a Date would not, and JSON would
+ * turn NaN into null where a parameter is refused by the column.
+ */
+function plainValues(row: readonly unknown[]): boolean {
+  for (const value of row) {
+    if (value === null || value === undefined || typeof value === 'string') continue;
+    if (typeof value !== 'number' || !Number.isFinite(value)) return false;
+  }
+  return true;
+}
+
+/**
+ * On PostgreSQL, any number of rows in one statement of one shape: the rows as one JSON parameter, which the
+ * server spreads into the table's columns (`json_populate_recordset`, each value read by its column's type).
+ * Serialising one JSON text costs the driver a third to a half of binding each value as a parameter, and a
+ * batch of 77 rows is one statement instead of four (64, 8, 4, 1).
+ */
+function insertJson<T extends keyof Database>(
+  db: Executor,
+  table: T,
+  columns: readonly (keyof Database[T] & string)[],
+  rows: readonly unknown[][],
+): Promise<QueryResult<never>> {
+  const objects = rows.map((row) => {
+    const object: Record<string, unknown> = {};
+    for (let c = 0; c < columns.length; c++) object[columns[c]] = row[c];
+    return object;
+  });
+  const names = sql.join(columns.map((column) => sql.ref(column)));
+  return executePrepared(
+    db,
+    `insert-json:${table}(${columns.join(',')})`,
+    () => ({
+      compile: () =>
+        sql`insert into ${sql.table(table)} (${names}) select ${names} from json_populate_recordset(null::${sql.table(table)}, ${slot(0)}::json)`.compile(
+          db,
+        ),
+    }),
+    [JSON.stringify(objects)],
   );
 }
