@@ -1,13 +1,18 @@
-// `npm run bench -- nodes`: send → DLR webhook latency with the roles as separate processes on PostgreSQL,
-// no supervisor between them (ROLE=api, ROLE=delivery, ROLE=webhooks, each started as its own command), the
-// simulator as carrier (every message delivered, its receipt at once). Their polls are a minute apart
-// (BENCH_NODES_POLL_MS), so every message travels on wake-ups through the database (LISTEN/NOTIFY) alone.
-// Single sends at BENCH_NODES_RATE (300) per second for BENCH_NODES_SECONDS (10) through the API; a loopback
-// receiver in this process times each DLR webhook from the start of its send. Prints p50, p99 and max; exits
-// non-zero when a message got no webhook or two. PostgreSQL: BENCH_PG_URL, else PG_TEST_URL, else the local
-// `test` database; it works in a schema of its own, dropped at the end.
+// `npm run bench -- nodes`: the roles as separate processes on PostgreSQL, no supervisor between them
+// (ROLE=api, ROLE=delivery, ROLE=webhooks, each started as its own command), the simulator as carrier (every
+// message delivered, its receipt at once), a loopback receiver in this process for the DLR webhooks.
+//   latency: one node of each role, polls a minute apart (BENCH_NODES_POLL_MS), so every message travels on
+//     wake-ups through the database (LISTEN/NOTIFY) alone. Single sends at BENCH_NODES_RATE (300) per second
+//     for BENCH_NODES_SECONDS (10), each DLR webhook timed from the start of its send: p50, p99 and max.
+//   throughput: for each count in BENCH_NODES_COUNTS (1,2), that many nodes of each role on a fresh schema,
+//     single sends at saturation (64 connections spread over the API nodes) for BENCH_NODES_LOAD_SECONDS (10):
+//     sends accepted per second, and DLR webhooks per second from the first send to the last webhook.
+// BENCH_NODES_KINDS picks (latency,throughput). Exits non-zero when a message got no webhook or two.
+// PostgreSQL: BENCH_PG_URL, else PG_TEST_URL, else the local `test` database; each round works in a schema of
+// its own, dropped at its end.
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { withAdvisoryLock } from '../src/store/db.ts';
@@ -27,26 +32,51 @@ const percentile = (sorted: number[], p: number) =>
     ? Number.NaN
     : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
-export async function run(): Promise<void> {
-  const rate = setting('BENCH_NODES_RATE', 300);
-  const seconds = setting('BENCH_NODES_SECONDS', 10);
-  const pollMs = setting('BENCH_NODES_POLL_MS', 60_000);
-  const base =
-    process.env.BENCH_PG_URL ?? process.env.PG_TEST_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-  const schema = `bench_nodes_${randomBytes(4).toString('hex')}`;
-  const databaseUrl = `${base}${base.includes('?') ? '&' : '?'}schema=${schema}`;
+interface AutocannonResult {
+  '2xx': number;
+  non2xx: number;
+  errors: number;
+}
+type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>;
+// autocannon is CommonJS without types: loaded through require, with the fields used here typed above.
+const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
+/** A round's world: its schema, the receiver's arrivals by destination, its nodes, an account and its token. */
+interface Round {
+  arrivals: Map<string, number[]>;
+  nodes: NodeGroup;
+  apiUrls: string[];
+  token: string;
+}
+
+const sendBody = (number: string) =>
+  JSON.stringify({
+    sms: { message: { text: 'Nodes bench', pushtype: 'alert' }, recipients: { gsm: [{ value: number }] } },
+  });
+
+/**
+ * Runs `body` against `count` nodes of each role on a fresh schema of `base`, with a DLR webhook to a receiver
+ * in this process; removes everything afterwards. Undefined when PostgreSQL does not answer.
+ */
+async function withRound<T>(
+  base: string,
+  count: number,
+  env: Record<string, string>,
+  credits: number,
+  body: (round: Round) => Promise<T>,
+): Promise<T | undefined> {
   const probe = new pg.Client({ connectionString: base, connectionTimeoutMillis: 3000 });
   try {
     await probe.connect();
   } catch (error) {
     console.log(`skipped: PostgreSQL at ${base} does not answer (${(error as Error).message})`);
-    return;
+    return undefined;
   } finally {
     await probe.end().catch(() => {});
   }
+  const schema = `bench_nodes_${randomBytes(4).toString('hex')}`;
+  const databaseUrl = `${base}${base.includes('?') ? '&' : '?'}schema=${schema}`;
 
-  // The receiver: each DLR webhook's arrival, by destination.
   const arrivals = new Map<string, number[]>();
   const receiver = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -67,115 +97,40 @@ export async function run(): Promise<void> {
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/dlr`;
 
-  const env = {
-    TRANSPORT: 'simulator',
-    SIM_DLR_DELAY_MS: '0',
-    SIM_OUTCOMES: 'DELIVRD=1',
-    WORKER_POLL_MS: String(pollMs),
-    WEBHOOK_ALLOW_PRIVATE: 'true',
-    RATE_LIMIT_IP_RPS: '0',
-  };
-  const nodes = new NodeGroup({ databaseUrl, env: { ...env, LOG_LEVEL: 'info' } });
-  let failed = false;
+  const nodes = new NodeGroup({
+    databaseUrl,
+    env: {
+      TRANSPORT: 'simulator',
+      SIM_DLR_DELAY_MS: '0',
+      SIM_OUTCOMES: 'DELIVRD=1',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      RATE_LIMIT_IP_RPS: '0',
+      LOG_LEVEL: 'info',
+      ...env,
+    },
+  });
   try {
     // One first, so the others find the schema migrated.
-    const api = await nodes.start('api');
-    await nodes.startAll(['delivery', 'webhooks']);
+    const first = await nodes.start('api');
+    const roles = [
+      ...Array<'api'>(count - 1).fill('api'),
+      ...Array<'delivery'>(count).fill('delivery'),
+      ...Array<'webhooks'>(count).fill('webhooks'),
+    ];
+    const others = await nodes.startAll(roles);
+    const apiUrls = [first, ...others.filter((n) => n.role === 'api')].map((n) => n.apiUrl!);
     const token = await createAccount(
       { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
       'bench-nodes@example.com',
-      rate * seconds * 2,
+      credits,
     );
-    const hook = await fetch(`${api.apiUrl}/webhook`, {
+    const hook = await fetch(`${apiUrls[0]}/webhook`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ webhook: { type: 'DLR', url: hookUrl } }),
     });
     if (((await hook.json()) as { status: number }).status !== 1) throw new Error('webhook not created');
-
-    const started = new Map<string, number>();
-    /** When each send's answer came back: the API's own queueing left out. */
-    const accepted = new Map<string, number>();
-    let refused = 0;
-    const reasons = new Set<string>();
-    const send = async (i: number) => {
-      const number = `336${String(40_000_000 + i)}`;
-      started.set(number, performance.now());
-      const response = await fetch(`${api.apiUrl}/send`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({
-          sms: {
-            message: { text: 'Nodes bench', pushtype: 'alert' },
-            recipients: { gsm: [{ value: number }] },
-          },
-        }),
-      }).catch((error: Error) => {
-        reasons.add(`request failed: ${error.message}`);
-        return undefined;
-      });
-      const body = response
-        ? ((await response.json()) as { status: number; message?: string; details?: string })
-        : undefined;
-      if (body && body.status !== 1)
-        reasons.add(`HTTP ${response?.status}, ${body.status} ${body.details ?? body.message}`);
-      if (body?.status !== 1) {
-        refused++;
-        started.delete(number);
-      } else accepted.set(number, performance.now());
-    };
-    const total = Math.round(rate * seconds);
-    const sends: Promise<void>[] = [];
-    const t0 = performance.now();
-    // Paced on the wall clock: each tick sends what the rate owes since the start.
-    await new Promise<void>((resolve) => {
-      const tick = setInterval(() => {
-        const owed = Math.min(total, Math.floor(((performance.now() - t0) / 1000) * rate));
-        while (sends.length < owed) sends.push(send(sends.length));
-        if (sends.length >= total) {
-          clearInterval(tick);
-          resolve();
-        }
-      }, 5);
-    });
-    await Promise.all(sends);
-    const sentIn = (performance.now() - t0) / 1000;
-    // Every webhook, or 30 s at most.
-    const deadline = performance.now() + 30_000;
-    while (performance.now() < deadline && [...started.keys()].some((n) => !arrivals.has(n))) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    const latencies: number[] = [];
-    const fromAnswer: number[] = [];
-    let missing = 0;
-    let twice = 0;
-    for (const [number, at] of started) {
-      const seen = arrivals.get(number);
-      if (!seen) missing++;
-      else {
-        if (seen.length > 1) twice++;
-        latencies.push(seen[0] - at);
-        fromAnswer.push(seen[0] - accepted.get(number)!);
-      }
-    }
-    latencies.sort((a, b) => a - b);
-    fromAnswer.sort((a, b) => a - b);
-    const ms = (v: number) => `${v.toFixed(1)} ms`;
-    console.log(
-      `roles apart on PostgreSQL (api, delivery, webhooks), polls ${pollMs} ms, simulator: ` +
-        `${started.size} sends accepted at ${(started.size / sentIn).toFixed(0)}/s over ${sentIn.toFixed(1)} s` +
-        (refused > 0 ? ` (${refused} refused: ${[...reasons].slice(0, 3).join('; ')})` : ''),
-    );
-    console.log(
-      `send → DLR webhook: p50 ${ms(percentile(latencies, 50))}, p99 ${ms(percentile(latencies, 99))}, ` +
-        `max ${ms(latencies.at(-1) ?? Number.NaN)} (target p99 < 1000 ms)`,
-    );
-    console.log(
-      `send answered → DLR webhook: p50 ${ms(percentile(fromAnswer, 50))}, p99 ${ms(percentile(fromAnswer, 99))}, ` +
-        `max ${ms(fromAnswer.at(-1) ?? Number.NaN)}`,
-    );
-    console.log(`bookkeeping: ${missing} without a webhook, ${twice} with two or more`);
-    failed = missing > 0 || twice > 0 || refused > 0;
+    return await body({ arrivals, nodes, apiUrls, token });
   } finally {
     await nodes.killAll();
     await new Promise<void>((resolve) => receiver.close(() => resolve()));
@@ -185,6 +140,198 @@ export async function run(): Promise<void> {
       await client.query(`drop schema if exists ${schema} cascade`);
       await client.end();
     });
+  }
+}
+
+/** Waits until every number of `numbers` has a webhook, or `maxMs`; answers when the last one came. */
+async function awaitWebhooks(arrivals: Map<string, number[]>, numbers: Iterable<string>, maxMs: number) {
+  const wanted = [...numbers];
+  const deadline = performance.now() + maxMs;
+  while (performance.now() < deadline && wanted.some((n) => !arrivals.has(n))) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  let last = 0;
+  let missing = 0;
+  let twice = 0;
+  for (const number of wanted) {
+    const seen = arrivals.get(number);
+    if (!seen) missing++;
+    else {
+      if (seen.length > 1) twice++;
+      last = Math.max(last, seen[0]);
+    }
+  }
+  return { last, missing, twice };
+}
+
+/** One node of each role, paced single sends, each timed to its DLR webhook. Answers whether all arrived once. */
+async function latency(base: string): Promise<boolean> {
+  const rate = setting('BENCH_NODES_RATE', 300);
+  const seconds = setting('BENCH_NODES_SECONDS', 10);
+  const pollMs = setting('BENCH_NODES_POLL_MS', 60_000);
+  const ok = await withRound(
+    base,
+    1,
+    { WORKER_POLL_MS: String(pollMs) },
+    rate * seconds * 2,
+    async ({ arrivals, apiUrls, token }) => {
+      const started = new Map<string, number>();
+      /** When each send's answer came back: the API's own queueing left out. */
+      const accepted = new Map<string, number>();
+      let refused = 0;
+      const reasons = new Set<string>();
+      const send = async (i: number) => {
+        const number = `336${String(40_000_000 + i)}`;
+        started.set(number, performance.now());
+        const response = await fetch(`${apiUrls[0]}/send`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: sendBody(number),
+        }).catch((error: Error) => {
+          reasons.add(`request failed: ${error.message}`);
+          return undefined;
+        });
+        const body = response
+          ? ((await response.json()) as { status: number; message?: string; details?: string })
+          : undefined;
+        if (body && body.status !== 1)
+          reasons.add(`HTTP ${response?.status}, ${body.status} ${body.details ?? body.message}`);
+        if (body?.status !== 1) {
+          refused++;
+          started.delete(number);
+        } else accepted.set(number, performance.now());
+      };
+      const total = Math.round(rate * seconds);
+      const sends: Promise<void>[] = [];
+      const t0 = performance.now();
+      // Paced on the wall clock: each tick sends what the rate owes since the start.
+      await new Promise<void>((resolve) => {
+        const tick = setInterval(() => {
+          const owed = Math.min(total, Math.floor(((performance.now() - t0) / 1000) * rate));
+          while (sends.length < owed) sends.push(send(sends.length));
+          if (sends.length >= total) {
+            clearInterval(tick);
+            resolve();
+          }
+        }, 5);
+      });
+      await Promise.all(sends);
+      const sentIn = (performance.now() - t0) / 1000;
+      const { missing, twice } = await awaitWebhooks(arrivals, started.keys(), 30_000);
+      const latencies: number[] = [];
+      const fromAnswer: number[] = [];
+      for (const [number, at] of started) {
+        const seen = arrivals.get(number);
+        if (!seen) continue;
+        latencies.push(seen[0] - at);
+        fromAnswer.push(seen[0] - accepted.get(number)!);
+      }
+      latencies.sort((a, b) => a - b);
+      fromAnswer.sort((a, b) => a - b);
+      const ms = (v: number) => `${v.toFixed(1)} ms`;
+      console.log(
+        `latency: roles apart on PostgreSQL (api, delivery, webhooks), polls ${pollMs} ms, simulator: ` +
+          `${started.size} sends accepted at ${(started.size / sentIn).toFixed(0)}/s over ${sentIn.toFixed(1)} s` +
+          (refused > 0 ? ` (${refused} refused: ${[...reasons].slice(0, 3).join('; ')})` : ''),
+      );
+      console.log(
+        `  send → DLR webhook: p50 ${ms(percentile(latencies, 50))}, p99 ${ms(percentile(latencies, 99))}, ` +
+          `max ${ms(latencies.at(-1) ?? Number.NaN)} (target p99 < 1000 ms)`,
+      );
+      console.log(
+        `  send answered → DLR webhook: p50 ${ms(percentile(fromAnswer, 50))}, p99 ${ms(percentile(fromAnswer, 99))}, ` +
+          `max ${ms(fromAnswer.at(-1) ?? Number.NaN)}`,
+      );
+      console.log(`  bookkeeping: ${missing} without a webhook, ${twice} with two or more`);
+      return missing === 0 && twice === 0 && refused === 0;
+    },
+  );
+  return ok !== false;
+}
+
+/**
+ * `count` nodes of each role, single sends at saturation spread over the API nodes, then every webhook awaited.
+ * Answers the figures, or undefined when PostgreSQL does not answer.
+ */
+async function throughput(base: string, count: number) {
+  const seconds = setting('BENCH_NODES_LOAD_SECONDS', 10);
+  const connections = 64;
+  return withRound(base, count, {}, 10_000_000, async ({ arrivals, apiUrls, token }) => {
+    const numbers: string[] = [];
+    const t0 = performance.now();
+    const results = await Promise.all(
+      apiUrls.map((url, a) => {
+        let next = 0;
+        return autocannon({
+          url: `${url}/send`,
+          connections: Math.ceil(connections / apiUrls.length),
+          duration: seconds,
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          requests: [
+            {
+              setupRequest: (request: Record<string, unknown>) => {
+                // Each API node numbers its own range: every message has a destination of its own.
+                const number = `336${String(40_000_000 + a * 5_000_000 + next++)}`;
+                numbers.push(number);
+                return { ...request, body: sendBody(number) };
+              },
+            },
+          ],
+        });
+      }),
+    );
+    const loadSeconds = (performance.now() - t0) / 1000;
+    const accepted = results.reduce((sum, r) => sum + r['2xx'], 0);
+    const failed = results.reduce((sum, r) => sum + r.non2xx + r.errors, 0);
+    // A request cut at the load's end may have been accepted: only the numbers with a webhook count as sent,
+    // and every accepted send must have one.
+    const { last, twice } = await awaitWebhooks(arrivals, numbers, 120_000);
+    const delivered = numbers.filter((n) => arrivals.has(n)).length;
+    const seconds2 = (last - t0) / 1000;
+    return {
+      count,
+      accepted,
+      failed,
+      acceptedPerSecond: accepted / loadSeconds,
+      webhooksPerSecond: delivered / seconds2,
+      lastWebhookSeconds: seconds2,
+      missing: Math.max(0, accepted - delivered),
+      twice,
+    };
+  });
+}
+
+export async function run(): Promise<void> {
+  const base =
+    process.env.BENCH_PG_URL ?? process.env.PG_TEST_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+  const kinds = (process.env.BENCH_NODES_KINDS ?? 'latency,throughput').split(',').map((k) => k.trim());
+  let failed = false;
+  if (kinds.includes('latency')) failed = !(await latency(base)) || failed;
+  if (kinds.includes('throughput')) {
+    const counts = (process.env.BENCH_NODES_COUNTS ?? '1,2').split(',').map(Number);
+    const rounds = [];
+    for (const count of counts) {
+      const round = await throughput(base, count);
+      if (!round) return;
+      rounds.push(round);
+      console.log(
+        `throughput: ${count} node(s) of each role, 64 connections over ${count} API node(s): ` +
+          `${round.accepted} sends accepted (${round.acceptedPerSecond.toFixed(0)}/s), ${round.failed} refused or failed; ` +
+          `DLR webhooks ${round.webhooksPerSecond.toFixed(0)}/s, the last ${round.lastWebhookSeconds.toFixed(1)} s after the first send; ` +
+          `${round.missing} accepted without a webhook, ${round.twice} with two or more`,
+      );
+      if (round.missing > 0 || round.twice > 0) failed = true;
+    }
+    if (rounds.length >= 2) {
+      const [one, ...more] = rounds;
+      for (const r of more) {
+        console.log(
+          `  ${r.count} of each against 1 of each: accepted ${(r.acceptedPerSecond / one.acceptedPerSecond).toFixed(2)}×, ` +
+            `webhooks ${(r.webhooksPerSecond / one.webhooksPerSecond).toFixed(2)}× (target ≥ 1.00×)`,
+        );
+      }
+    }
   }
   if (failed) process.exitCode = 1;
 }
