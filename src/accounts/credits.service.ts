@@ -38,8 +38,8 @@ export function createCreditsService(deps: {
 }) {
   const { db, clock, timezone } = deps;
 
-  // Whole seconds with the zone's offset, as the DLR and MO events have it.
-  const { isoSecond } = zonedTime(timezone);
+  // SMSFactor's `Y-m-d H:i:s` on the zone's wall clock, to the second, as the CLICKER event has it.
+  const { wallTime } = zonedTime(timezone);
 
   /**
    * After credits went down to `balance`: if that is at or below the account's alert trigger and the
@@ -57,7 +57,7 @@ export function createCreditsService(deps: {
     if (!setting) return false;
     const now = clock.now();
     const trigger = Number(setting.alert_trigger);
-    const payload = balanceAlertPayload(balanceAtCrossing(trigger), trigger, isoSecond(now));
+    const payload = balanceAlertPayload(balanceAtCrossing(trigger), trigger, wallTime(now));
     await appendEvents(
       tx,
       [{ account_id: accountId, campaign_id: null, type: 'BALANCE_ALERT', payload }],
