@@ -399,6 +399,7 @@ export async function createDeps(
   const erase = createEraseService({
     db,
     ports: { accounts, delivery: deliveryLifecycle, links, lists, lookup, webhooks },
+    truncateLog: store.truncateLog,
   });
   // One line per kind of row only Pigeon reads, with its PRUNE_*_AFTER age.
   const pruneTasks: PruneTask[] = [
