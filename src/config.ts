@@ -91,6 +91,12 @@ export const ConfigSchema = Type.Object({
   LARGE_BODY_BYTES: Type.Integer({ minimum: 1024, default: 1024 * 1024 }),
   /** …held while it is read, parsed and answered, so many large bodies at once cannot exhaust memory. */
   LARGE_BODY_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 1000, default: 2 }),
+  /**
+   * The most bytes of such large bodies held at once (declared lengths, and chunked bodies as they arrive),
+   * from their admission to their answer: a body that does not fit is refused with HTTP 503. At least
+   * BODY_LIMIT_BYTES, so that a body of the largest size can be read at all.
+   */
+  LARGE_BODY_BUDGET_BYTES: Type.Integer({ minimum: 1024, default: 40 * 1024 * 1024 }),
   /** How long a client has to send a request's body once its headers are in: past it, HTTP 408. */
   REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 30_000 }),
   /** How long a client has to send a request's headers: past it, HTTP 408 and the connection is closed. */
@@ -272,6 +278,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     parseTrustProxy(config.TRUST_PROXY);
   } catch (error) {
     throw new ConfigError(`invalid configuration:\n  TRUST_PROXY: ${(error as Error).message}`);
+  }
+  if (config.LARGE_BODY_BUDGET_BYTES < config.BODY_LIMIT_BYTES) {
+    throw new ConfigError(
+      `invalid configuration:\n  LARGE_BODY_BUDGET_BYTES: must be at least BODY_LIMIT_BYTES (${config.BODY_LIMIT_BYTES}), or a body of the largest size could never be read; got ${config.LARGE_BODY_BUDGET_BYTES}`,
+    );
   }
   // A job's passes would run back to back (shared/periodic-job.ts).
   if (durationMs(config.RETENTION_EVERY) < minEveryMs) {
