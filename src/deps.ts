@@ -196,6 +196,7 @@ export async function createDeps(
   const accounts = createAccountsService({
     db,
     clock,
+    timezone: config.TIMEZONE,
     heldMessages: {
       hold: (tx, accountId) => delivery.holdQueued(tx, accountId),
       release: (tx, accountId) => delivery.releaseHeld(tx, accountId),
