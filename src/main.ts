@@ -1,6 +1,7 @@
 // The `pigeon` command: serve, migrate, and the operator's commands, all on the server's DATABASE_URL.
 import { parseArgs } from 'node:util';
 import { type Config, ConfigError, durationMs, loadConfig } from './config.ts';
+import { checkConfiguration } from './config-check.ts';
 import { connectorStatusJson, connectorStatusTable } from './delivery/connector-status.ts';
 import { loadRoutingTable } from './delivery/routing/connectors-file.ts';
 import { createDeps, createLogger, type Deps } from './deps.ts';
@@ -15,6 +16,8 @@ const usage = `usage: pigeon <command>
 
   serve                                   start the server (API, short links, workers per ROLE)
   migrate                                 apply pending database migrations
+  config check                            check the environment and the connectors file without starting
+                                          anything: one JSON line per check; exit 1 listing every error
   account create --email E --password P [--credits N] [--parent ID] [--unlimited]
   account list                            one JSON line per account
   account show ID                         one account: state, credits, who locked it, sub-accounts
@@ -149,6 +152,19 @@ async function run(argv: string[]): Promise<void> {
   const [command, sub, ...rest] = positionals;
   if (values.help || !command) {
     process.stdout.write(`${usage}\n`);
+    return;
+  }
+  if (command === 'config') {
+    if (sub !== 'check' || rest.length > 0) throw new UsageError('unknown config command; try: config check');
+    const lines = checkConfiguration();
+    for (const line of lines) print(line);
+    const errors = lines.flatMap((line) => ('errors' in line ? line.errors : []));
+    if (errors.length > 0) {
+      process.stderr.write(
+        `pigeon: the configuration has ${errors.length} error${errors.length === 1 ? '' : 's'}:\n  ${errors.join('\n  ')}\n`,
+      );
+      process.exitCode = 1;
+    }
     return;
   }
   const config = loadConfig();
