@@ -173,6 +173,40 @@ describeEachDialect('operator commands', (h) => {
   );
 
   it(
+    "the operator's lock holds the account's queued messages, unsent; its unlock queues them again",
+    async () => {
+      const a = await h().account();
+      const sent = await call(h().app, 'POST', '/send', {
+        token: a.token,
+        json: {
+          sms: {
+            message: { text: 'Hello', pushtype: 'alert', sender: 'Pigeon' },
+            recipients: { gsm: [{ value: '33612345655' }, { value: '33612345665' }] },
+          },
+        },
+      });
+      expect(sent.body.status, sent.body.details).toBe(1);
+      const states = async () =>
+        (
+          await h()
+            .deps.store.db.selectFrom('messages')
+            .select('state')
+            .where('campaign_id', '=', Number(sent.body.ticket))
+            .execute()
+        ).map((m) => m.state);
+      expect(await states()).toEqual(['queued', 'queued']);
+
+      expect((await pigeon('account', 'lock', String(a.id))).lines[0]).toMatchObject({ held_messages: 2 });
+      expect(await states()).toEqual(['held', 'held']);
+      expect((await pigeon('account', 'unlock', String(a.id))).lines[0]).toMatchObject({
+        released_messages: 2,
+      });
+      expect(await states()).toEqual(['queued', 'queued']);
+    },
+    manyCallsMs,
+  );
+
+  it(
     'token list shows an account’s tokens without their secret; token revoke stops one in the running server',
     async () => {
       const a = await h().account();
