@@ -3,6 +3,8 @@
 // 60 MB) and the start-up compile. Packages stay in node_modules (only src/ is bundled). Every start builds
 // afresh, and processes started together from one checkout build at the same time: each file is written
 // aside and renamed into place (atomic-write.mjs), so a starting process never loads a half-written bundle.
+// The `pigeon` command (bin/pigeon.js) runs the same bundle, and builds it with `buildServer` when src/ changed.
+import { utimesSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -10,21 +12,32 @@ import { writeAtomically } from './atomic-write.mjs';
 import { buildConsole } from './build-console.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const outfile = join(root, 'dist', 'main.js');
+export const serverBundle = join(root, 'dist', 'main.js');
 
-const { outputFiles } = await build({
-  entryPoints: [join(root, 'src', 'main.ts')],
-  outfile,
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  packages: 'external',
-  sourcemap: true,
-  logLevel: 'warning',
-  write: false,
-});
-writeAtomically(outputFiles, outfile);
+/**
+ * Bundles src/main.ts into dist/main.js (and its source map). The bundle is dated when the build began, not
+ * when it ended, so that a source saved during the build still counts as newer than the bundle.
+ */
+export async function buildServer() {
+  const startedAt = new Date();
+  const { outputFiles } = await build({
+    entryPoints: [join(root, 'src', 'main.ts')],
+    outfile: serverBundle,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    sourcemap: true,
+    logLevel: 'warning',
+    write: false,
+  });
+  writeAtomically(outputFiles, serverBundle);
+  utimesSync(serverBundle, startedAt, startedAt);
+}
 
-// The web console's page and assets, served by the API at /console.
-await buildConsole();
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  await buildServer();
+  // The web console's page and assets, served by the API at /console.
+  await buildConsole();
+}

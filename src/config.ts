@@ -91,6 +91,12 @@ export const ConfigSchema = Type.Object({
   LARGE_BODY_BYTES: Type.Integer({ minimum: 1024, default: 1024 * 1024 }),
   /** …held while it is read, parsed and answered, so many large bodies at once cannot exhaust memory. */
   LARGE_BODY_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 1000, default: 2 }),
+  /**
+   * The most bytes of such large bodies held at once (declared lengths, and chunked bodies as they arrive),
+   * from their admission to their answer: a body that does not fit is refused with HTTP 503. At least
+   * BODY_LIMIT_BYTES, so that a body of the largest size can be read at all.
+   */
+  LARGE_BODY_BUDGET_BYTES: Type.Integer({ minimum: 1024, default: 40 * 1024 * 1024 }),
   /** How long a client has to send a request's body once its headers are in: past it, HTTP 408. */
   REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 30_000 }),
   /** How long a client has to send a request's headers: past it, HTTP 408 and the connection is closed. */
@@ -241,7 +247,24 @@ const unitMs: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86
 /** `48h` → milliseconds. */
 export const durationMs = (value: string): number => Number(value.slice(0, -1)) * unitMs[value.slice(-1)];
 
-export class ConfigError extends Error {}
+/** A configuration that cannot run; `problems` lists what is wrong, one line each, for `pigeon config check`. */
+export class ConfigError extends Error {
+  readonly problems: string[];
+
+  constructor(message: string, problems?: string[]) {
+    super(message);
+    // Messages are a heading and one indented line per problem.
+    const lines = message
+      .split('\n')
+      .slice(1)
+      .map((line) => line.trim())
+      .filter((line) => line !== '');
+    this.problems = problems ?? (lines.length > 0 ? lines : [message]);
+  }
+}
+
+const invalid = (problems: string[]) =>
+  new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`, problems);
 
 /** Parses an environment (process.env by default); throws ConfigError listing every invalid variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
@@ -253,33 +276,37 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const withDefaults = Value.Default(ConfigSchema, Value.Convert(ConfigSchema, raw));
   const lines = schemaErrors(ConfigSchema, withDefaults, '(config)');
-  if (lines.length > 0) throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
+  if (lines.length > 0) throw invalid(lines);
   const config = withDefaults as Static<typeof ConfigSchema>;
   const linkHost = config.LINK_HOST ?? config.HOST;
+  // Each rule between variables adds its line: a start, or `pigeon config check`, names every problem at once.
+  const problems: string[] = [];
   if (config.TRANSPORT === 'smpp' && !config.SMPP_URL) {
-    throw new ConfigError(
-      'invalid configuration:\n  SMPP_URL: required when TRANSPORT=smpp (smpp://system_id:password@host:port)',
-    );
+    problems.push('SMPP_URL: required when TRANSPORT=smpp (smpp://system_id:password@host:port)');
   }
   // Bounded so a timer can hold them (Node's timers stop at about 24.8 days).
   for (const key of ['RATE_LIMIT_AUTH_WINDOW', 'SHUTDOWN_TIMEOUT'] as const) {
     const ms = durationMs(config[key]);
-    if (!(ms >= 1000 && ms <= 86_400_000)) {
-      throw new ConfigError(`invalid configuration:\n  ${key}: must be from 1s to 24h, got ${config[key]}`);
-    }
+    if (!(ms >= 1000 && ms <= 86_400_000))
+      problems.push(`${key}: must be from 1s to 24h, got ${config[key]}`);
   }
   try {
     parseTrustProxy(config.TRUST_PROXY);
   } catch (error) {
-    throw new ConfigError(`invalid configuration:\n  TRUST_PROXY: ${(error as Error).message}`);
+    problems.push(`TRUST_PROXY: ${(error as Error).message}`);
+  }
+  if (config.LARGE_BODY_BUDGET_BYTES < config.BODY_LIMIT_BYTES) {
+    problems.push(
+      `LARGE_BODY_BUDGET_BYTES: must be at least BODY_LIMIT_BYTES (${config.BODY_LIMIT_BYTES}), or a body of the largest size could never be read; got ${config.LARGE_BODY_BUDGET_BYTES}`,
+    );
   }
   // A job's passes would run back to back (shared/periodic-job.ts).
   if (durationMs(config.RETENTION_EVERY) < minEveryMs) {
-    throw new ConfigError(
-      `invalid configuration:\n  RETENTION_EVERY: must be 1s or more (the time between two retention passes), got ${config.RETENTION_EVERY}`,
+    problems.push(
+      `RETENTION_EVERY: must be 1s or more (the time between two retention passes), got ${config.RETENTION_EVERY}`,
     );
   }
-  let marketingWindow: SendingWindow;
+  let marketingWindow: SendingWindow | undefined;
   try {
     marketingWindow = parseSendingWindow({
       hours: config.MARKETING_HOURS,
@@ -288,8 +315,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       zone: config.TIMEZONE,
     });
   } catch (error) {
-    throw new ConfigError(`invalid configuration:\n  ${(error as Error).message}`);
+    problems.push((error as Error).message);
   }
+  if (problems.length > 0 || marketingWindow === undefined) throw invalid(problems);
   return {
     ...config,
     MESSAGE_VALIDITY_MS: durationMs(config.MESSAGE_VALIDITY),

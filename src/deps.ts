@@ -196,6 +196,7 @@ export async function createDeps(
   const accounts = createAccountsService({
     db,
     clock,
+    timezone: config.TIMEZONE,
     heldMessages: {
       hold: (tx, accountId) => delivery.holdQueued(tx, accountId),
       release: (tx, accountId) => delivery.releaseHeld(tx, accountId),
@@ -399,6 +400,7 @@ export async function createDeps(
   const erase = createEraseService({
     db,
     ports: { accounts, delivery: deliveryLifecycle, links, lists, lookup, webhooks },
+    truncateLog: store.truncateLog,
   });
   // One line per kind of row only Pigeon reads, with its PRUNE_*_AFTER age.
   const pruneTasks: PruneTask[] = [

@@ -1,6 +1,7 @@
 // The `pigeon` command: serve, migrate, and the operator's commands, all on the server's DATABASE_URL.
 import { parseArgs } from 'node:util';
 import { type Config, ConfigError, durationMs, loadConfig } from './config.ts';
+import { checkConfiguration } from './config-check.ts';
 import { connectorStatusJson, connectorStatusTable } from './delivery/connector-status.ts';
 import { loadRoutingTable } from './delivery/routing/connectors-file.ts';
 import { createDeps, createLogger, type Deps } from './deps.ts';
@@ -15,10 +16,19 @@ const usage = `usage: pigeon <command>
 
   serve                                   start the server (API, short links, workers per ROLE)
   migrate                                 apply pending database migrations
+  config check                            check the environment and the connectors file without starting
+                                          anything: one JSON line per check; exit 1 listing every error
   account create --email E --password P [--credits N] [--parent ID] [--unlimited]
+  account list                            one JSON line per account
+  account show ID                         one account: state, credits, who locked it, sub-accounts
+  account lock ID                         its tokens, credentials and console answer -1, its queued
+                                          messages wait; only 'account unlock' lifts it
+  account unlock ID                       lifts the operator's lock (or a parent's); held messages go
   credits add ACCOUNT_ID N [--price AMOUNT [--currency CODE]]
                                           with --price, a purchase: the credits and their invoice
   token create ACCOUNT_ID --name NAME
+  token list --account ID                 one JSON line per token of the account (never its secret)
+  token revoke TOKEN_ID                   deletes the token: it stops working within a second
   messages TICKET                         one JSON line per message of a campaign
   simulate mo --from NUMBER --text TEXT [--to SHORTCODE] [--connector NAME]
                                           a reply from a handset, as the carrier would deliver it
@@ -144,6 +154,19 @@ async function run(argv: string[]): Promise<void> {
     process.stdout.write(`${usage}\n`);
     return;
   }
+  if (command === 'config') {
+    if (sub !== 'check' || rest.length > 0) throw new UsageError('unknown config command; try: config check');
+    const lines = checkConfiguration();
+    for (const line of lines) print(line);
+    const errors = lines.flatMap((line) => ('errors' in line ? line.errors : []));
+    if (errors.length > 0) {
+      process.stderr.write(
+        `pigeon: the configuration has ${errors.length} error${errors.length === 1 ? '' : 's'}:\n  ${errors.join('\n  ')}\n`,
+      );
+      process.exitCode = 1;
+    }
+    return;
+  }
   const config = loadConfig();
   switch (`${command} ${sub ?? ''}`.trim().split(' ')[0]) {
     case 'serve':
@@ -151,7 +174,26 @@ async function run(argv: string[]): Promise<void> {
     case 'migrate':
       return withDeps(config, async () => print({ migrated: true }));
     case 'account': {
-      if (sub !== 'create') throw new UsageError('unknown account command; try: account create');
+      if (sub === 'list') {
+        if (rest.length > 0) throw new UsageError(`account list takes no argument, got "${rest.join(' ')}"`);
+        return withDeps(config, async (deps) => {
+          for await (const account of deps.services.accounts.operatorList())
+            await writeOut(`${JSON.stringify(account)}\n`);
+        });
+      }
+      if (sub === 'show' || sub === 'lock' || sub === 'unlock') {
+        const accountId = needId(rest[0], 'ID');
+        if (rest.length > 1)
+          throw new UsageError(`account ${sub} takes one ID, got also "${rest.slice(1).join(' ')}"`);
+        const answer = await withDeps<object>(config, (deps) => {
+          const { accounts } = deps.services;
+          if (sub === 'show') return accounts.operatorShow(accountId);
+          return sub === 'lock' ? accounts.operatorLock(accountId) : accounts.operatorUnlock(accountId);
+        });
+        return print(answer);
+      }
+      if (sub !== 'create')
+        throw new UsageError('unknown account command; try: account create, list, show, lock or unlock');
       if (!values.email || !values.password)
         throw new UsageError('account create needs --email and --password');
       const created = await withDeps(config, (deps) =>
@@ -182,8 +224,22 @@ async function run(argv: string[]): Promise<void> {
       return print({ account_id: String(accountId), ...bought });
     }
     case 'token': {
+      if (sub === 'list') {
+        if (rest.length > 0) throw new UsageError(`token list takes --account ID, got "${rest.join(' ')}"`);
+        const accountId = needId(values.account, '--account');
+        const tokens = await withDeps(config, (deps) => deps.services.tokens.operatorList(accountId));
+        return writeOut(tokens.map((t) => `${JSON.stringify(t)}\n`).join(''));
+      }
+      if (sub === 'revoke') {
+        const tokenId = needId(rest[0], 'TOKEN_ID');
+        if (rest.length > 1)
+          throw new UsageError(`token revoke takes one TOKEN_ID, got also "${rest.slice(1).join(' ')}"`);
+        return print(await withDeps(config, (deps) => deps.services.tokens.operatorRevoke(tokenId)));
+      }
       if (sub !== 'create')
-        throw new UsageError('unknown token command; try: token create ACCOUNT_ID --name NAME');
+        throw new UsageError(
+          'unknown token command; try: token create ACCOUNT_ID --name NAME, token list --account ID or token revoke TOKEN_ID',
+        );
       const accountId = needId(rest[0], 'ACCOUNT_ID');
       if (!values.name) throw new UsageError('token create needs --name');
       const { token, token_id } = await withDeps(config, (deps) =>

@@ -4,6 +4,7 @@ import { isSupportedCountry } from 'libphonenumber-js/max';
 import { ApiError } from '../shared/errors.ts';
 import { idOut } from '../shared/ids.ts';
 import { isValidSender } from '../sms/sender.ts';
+import { isLocked } from './account-errors.ts';
 import type { AccountView } from './accounts.schemas.ts';
 
 /** POST /account's `account` object as it arrives (XML gives strings, JSON may give numbers). */
@@ -199,8 +200,8 @@ export function accountView(row: AccountRow, credits: number, senderIdAs: 'text'
     unlimited: Number(row.unlimited) === 1 ? 1 : 0,
     description: row.description ?? '',
     senderid: senderIdAs === 'text' && row.sender ? row.sender : null,
-    status: Number(row.locked) === 1 ? 0 : 1,
-    state: Number(row.locked) === 1 ? 'locked' : 'active',
+    status: isLocked(row.locked) ? 0 : 1,
+    state: isLocked(row.locked) ? 'locked' : 'active',
     sender: row.sender ?? '',
   };
 }

@@ -104,8 +104,9 @@ export const accountsRepo = {
   },
 
   /**
-   * Sets the lock of a direct sub-account of `parentId` when it differs; true when this statement changed it
-   * (on PostgreSQL the row stays locked until the transaction ends, so two locks of one account serialize).
+   * A parent's lock (1) of its direct sub-account `id`, from open (0), or its unlock, from the parent's lock
+   * only (the operator's, 2, stays); true when this statement changed it (on PostgreSQL the row stays locked
+   * until the transaction ends, so two locks of one account serialize).
    */
   async setLocked(db: Executor, parentId: number, id: number, locked: 0 | 1): Promise<boolean> {
     const rows = await db
@@ -113,9 +114,42 @@ export const accountsRepo = {
       .set({ locked })
       .where('id', '=', id)
       .where('parent_id', '=', parentId)
+      .where('locked', '=', locked === 1 ? 0 : 1)
+      .returning('id')
+      .execute();
+    return rows.length > 0;
+  },
+
+  /** The operator's lock (2) of any account, over a parent's lock too, or its unlock of either; true when changed. */
+  async setLockedByOperator(db: Executor, id: number, locked: 0 | 2): Promise<boolean> {
+    const rows = await db
+      .updateTable('accounts')
+      .set({ locked })
+      .where('id', '=', id)
       .where('locked', '!=', locked)
       .returning('id')
       .execute();
     return rows.length > 0;
+  },
+
+  /** Every account after `afterId`, by id, `limit` at a time (the operator's list). */
+  page(db: Executor, afterId: number, limit: number) {
+    return db
+      .selectFrom('accounts')
+      .select(findColumns)
+      .where('id', '>', afterId)
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+  },
+
+  /** How many direct sub-accounts `parentId` has. */
+  async childCount(db: Executor, parentId: number): Promise<number> {
+    const row = await db
+      .selectFrom('accounts')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('parent_id', '=', parentId)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
   },
 };

@@ -4,8 +4,9 @@ import type { Clock } from '../shared/clock.ts';
 import type { Erasure } from '../shared/erasure.ts';
 import { ApiError } from '../shared/errors.ts';
 import { idIn, idOut } from '../shared/ids.ts';
+import { zonedTime } from '../shared/zoned-time.ts';
 import type { Db, Executor } from '../store/db.ts';
-import { notASubAccount } from './account-errors.ts';
+import { isLocked, lockedBy, notASubAccount } from './account-errors.ts';
 import {
   type AccountRow,
   accountView,
@@ -45,9 +46,14 @@ export interface NewAccountRequest {
 
 export type AccountsService = ReturnType<typeof createAccountsService>;
 
+/** How many accounts the operator's list reads at a time. */
+const operatorPageSize = 500;
+
 export function createAccountsService(deps: {
   db: Db;
   clock: Clock;
+  /** The zone of the operator's dates (`Y-m-d H:i:s`, as the API's). */
+  timezone: string;
   heldMessages: HeldMessages;
   /** A new account's first token; a lock forgets the account's tokens kept in memory. */
   tokens: Pick<TokensService, 'issue' | 'forgetTokensOf'>;
@@ -55,6 +61,7 @@ export function createAccountsService(deps: {
   credits: Pick<CreditsService, 'spendable' | 'recordInitial'>;
 }) {
   const { db, clock, heldMessages, tokens } = deps;
+  const { wallTime } = zonedTime(deps.timezone);
 
   const subAccountView = async (row: AccountRow & { credits: number; parent_id: number | null }) =>
     accountView(row, await deps.credits.spendable(row), 'null');
@@ -90,8 +97,12 @@ export function createAccountsService(deps: {
     if (id === undefined) throw notASubAccount(rawId);
     const moved = await db.transaction().execute(async (tx) => {
       if (!(await accountsRepo.setLocked(tx, auth.accountId, id, locked))) {
-        // Already in that state, or not the caller's sub-account.
-        if (!(await accountsRepo.child(tx, auth.accountId, id))) throw notASubAccount(rawId);
+        // Already in that state, or not the caller's sub-account, or locked by the operator.
+        const child = await accountsRepo.child(tx, auth.accountId, id);
+        if (!child) throw notASubAccount(rawId);
+        if (!locked && Number(child.locked) === lockedBy.operator) {
+          throw ApiError.data(`account ${id} is locked by the operator: only the operator can unlock it`);
+        }
       }
       // Also when the state was already set: a message queued in a race with the lock is held now.
       return locked ? heldMessages.hold(tx, id) : heldMessages.release(tx, id);
@@ -99,6 +110,49 @@ export function createAccountsService(deps: {
     tokens.forgetTokensOf(id);
     if (!locked && moved > 0) heldMessages.released?.();
     return { state: locked ? 'locked' : 'unlocked' } as const;
+  }
+
+  /** An account as the operator's commands print it. */
+  const operatorView = (row: Awaited<ReturnType<typeof accountsRepo.find>> & object) => ({
+    account_id: idOut(row.id),
+    parent_id: row.parent_id === null ? null : idOut(row.parent_id),
+    email: row.email,
+    company: row.company ?? '',
+    credits: Number(row.credits),
+    unlimited: Number(row.unlimited) === 1,
+    state: isLocked(row.locked) ? 'locked' : 'active',
+    locked_by: Number(row.locked) === lockedBy.operator ? 'operator' : isLocked(row.locked) ? 'parent' : null,
+    created_at: wallTime(Number(row.created_at)),
+  });
+
+  async function existing(accountId: number) {
+    const row = await accountsRepo.find(db, accountId);
+    if (!row) throw ApiError.notFound(`account ${accountId} does not exist`);
+    return row;
+  }
+
+  /**
+   * The operator's lock or unlock of any account: as a parent's (its tokens, credentials and console answer -1,
+   * its queued messages are held), but only the operator lifts it, and it lifts a parent's lock too.
+   */
+  async function setOperatorLock(accountId: number, locked: boolean) {
+    await existing(accountId);
+    const { changed, moved } = await db.transaction().execute(async (tx) => {
+      const changed = await accountsRepo.setLockedByOperator(tx, accountId, locked ? lockedBy.operator : 0);
+      // Also when the state was already set: a message queued in a race with the lock is held now.
+      const moved = locked
+        ? await heldMessages.hold(tx, accountId)
+        : await heldMessages.release(tx, accountId);
+      return { changed, moved };
+    });
+    tokens.forgetTokensOf(accountId);
+    if (!locked && moved > 0) heldMessages.released?.();
+    return {
+      account_id: idOut(accountId),
+      state: locked ? 'locked' : 'unlocked',
+      changed,
+      ...(locked ? { held_messages: moved } : { released_messages: moved }),
+    };
   }
 
   return {
@@ -206,6 +260,37 @@ export function createAccountsService(deps: {
       if (!row) throw notASubAccount(rawId);
       return subAccountView(row);
     },
+
+    /** `pigeon account list`: every account, by id, read a page at a time. */
+    async *operatorList() {
+      for (let after = 0; ; ) {
+        const rows = await accountsRepo.page(db, after, operatorPageSize);
+        for (const row of rows) yield operatorView(row);
+        if (rows.length < operatorPageSize) return;
+        after = Number(rows[rows.length - 1].id);
+      }
+    },
+
+    /** `pigeon account show ID`: the account, with what its parent's reads show and its sub-accounts' count. */
+    async operatorShow(accountId: number) {
+      const row = await existing(accountId);
+      const profile = await accountsRepo.profile(db, accountId);
+      return {
+        ...operatorView(row),
+        spendable_credits: await deps.credits.spendable(row),
+        first_name: profile?.first_name ?? '',
+        last_name: profile?.last_name ?? '',
+        phone: profile?.phone ?? '',
+        sender: profile?.sender ?? '',
+        sub_accounts: await accountsRepo.childCount(db, accountId),
+      };
+    },
+
+    /** `pigeon account lock ID`. */
+    operatorLock: (accountId: number) => setOperatorLock(accountId, true),
+
+    /** `pigeon account unlock ID`: lifts the operator's lock, or a parent's. */
+    operatorUnlock: (accountId: number) => setOperatorLock(accountId, false),
 
     /** GET /account/:id/lock: its tokens and credentials answer -1, its queued messages wait. */
     lock: (auth: AuthContext, rawId: string) => setLock(auth, rawId, 1),

@@ -2,7 +2,7 @@
 // made from it.
 import type { BalanceAlertBody } from '../events/event-bodies.ts';
 
-/** The BALANCE_ALERT body: the balance after the debit, the account's trigger, and when (ISO 8601). */
+/** The BALANCE_ALERT body: the balance after the debit, the account's trigger, and when (`Y-m-d H:i:s`). */
 export type BalanceAlert = BalanceAlertBody;
 
 export const parseAlert = (payload: string): BalanceAlert => JSON.parse(payload) as BalanceAlert;

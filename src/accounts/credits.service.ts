@@ -9,7 +9,7 @@ import { idIn } from '../shared/ids.ts';
 import { zonedTime } from '../shared/zoned-time.ts';
 import type { Db, Executor } from '../store/db.ts';
 import { appendEvents } from '../store/outbox.ts';
-import { lockedAccount, notASubAccount } from './account-errors.ts';
+import { isLocked, lockedAccount, notASubAccount } from './account-errors.ts';
 import { accountsRepo } from './accounts.repo.ts';
 import { alertsRepo, type NewAlertJob } from './alerts.repo.ts';
 import { creditsRepo } from './credits.repo.ts';
@@ -38,8 +38,8 @@ export function createCreditsService(deps: {
 }) {
   const { db, clock, timezone } = deps;
 
-  // Whole seconds with the zone's offset, as the DLR and MO events have it.
-  const { isoSecond } = zonedTime(timezone);
+  // SMSFactor's `Y-m-d H:i:s` on the zone's wall clock, to the second, as the CLICKER event has it.
+  const { wallTime } = zonedTime(timezone);
 
   /**
    * After credits went down to `balance`: if that is at or below the account's alert trigger and the
@@ -57,7 +57,7 @@ export function createCreditsService(deps: {
     if (!setting) return false;
     const now = clock.now();
     const trigger = Number(setting.alert_trigger);
-    const payload = balanceAlertPayload(balanceAtCrossing(trigger), trigger, isoSecond(now));
+    const payload = balanceAlertPayload(balanceAtCrossing(trigger), trigger, wallTime(now));
     await appendEvents(
       tx,
       [{ account_id: accountId, campaign_id: null, type: 'BALANCE_ALERT', payload }],
@@ -83,7 +83,7 @@ export function createCreditsService(deps: {
     for (let hops = 0; hops < 16; hops++) {
       const account = await accountsRepo.find(ex, id);
       if (!account) throw ApiError.notFound(`account ${id} does not exist`);
-      if (refuseLocked && hops === 0 && Number(account.locked) === 1) throw lockedAccount(id);
+      if (refuseLocked && hops === 0 && isLocked(account.locked)) throw lockedAccount(id, account.locked);
       if (!account.unlimited || account.parent_id === null) return id;
       id = account.parent_id;
     }

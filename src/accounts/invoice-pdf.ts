@@ -1,5 +1,6 @@
-// An invoice as a one-page A4 PDF (pdfkit, its built-in Helvetica: no font file to ship).
-import PDFDocument from 'pdfkit';
+// An invoice as a one-page A4 PDF (pdfkit, its built-in Helvetica: no font file to ship). pdfkit is loaded at the
+// first invoice rendered, not when the process starts: it was a fifth of a second of every start (each `pigeon`
+// command, each server process), for a page most processes never draw.
 
 /** The customer block of an invoice: the account's profile (GET /account's fields) when it was issued. */
 export interface InvoiceCustomer {
@@ -65,7 +66,8 @@ const left = 50;
 const right = 545;
 
 /** Renders the invoice; resolves with the whole file. */
-export function renderInvoicePdf(invoice: InvoicePdfInput): Promise<Buffer> {
+export async function renderInvoicePdf(invoice: InvoicePdfInput): Promise<Buffer> {
+  const { default: PDFDocument } = await import('pdfkit');
   const doc = new PDFDocument({
     size: 'A4',
     margin: left,

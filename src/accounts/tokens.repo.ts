@@ -80,6 +80,12 @@ export const tokensRepo = {
       .executeTakeFirst();
   },
 
+  /** Deletes a token whoever owns it (the operator's revocation); answers its account, undefined if none. */
+  async deleteAny(db: Executor, id: number): Promise<number | undefined> {
+    const row = await db.deleteFrom('tokens').where('id', '=', id).returning('account_id').executeTakeFirst();
+    return row === undefined ? undefined : Number(row.account_id);
+  },
+
   async delete(db: Executor, accountId: number, id: number): Promise<boolean> {
     const result = await db
       .deleteFrom('tokens')

@@ -7,7 +7,7 @@ import { ApiError } from '../shared/errors.ts';
 import { idIn, idOut } from '../shared/ids.ts';
 import { zonedTime } from '../shared/zoned-time.ts';
 import type { Db, Executor } from '../store/db.ts';
-import { lockedAccount, notASubAccount } from './account-errors.ts';
+import { isLocked, lockedAccount, notASubAccount } from './account-errors.ts';
 import { accountsRepo } from './accounts.repo.ts';
 import { createPasswordGuard, type PasswordGuardOptions } from './password-guard.ts';
 import { hashToken, ipAllowed, isIpOrCidr, newToken } from './secrets.ts';
@@ -91,7 +91,7 @@ export function createTokensService(deps: {
       throw ApiError.auth('sms.authentication: unknown username or wrong password');
     }
     const id = Number(account!.id);
-    if (Number(account!.locked) === 1) throw lockedAccount(id);
+    if (isLocked(account!.locked)) throw lockedAccount(id, account!.locked);
     const parentId = account!.parent_id === null ? null : Number(account!.parent_id);
     // No token: tokenId 0 (ids start at 1).
     return { accountId: id, tokenId: 0, parentId };
@@ -190,7 +190,7 @@ export function createTokensService(deps: {
       if (row.allowed_ips && !ipAllowed(clientIp, JSON.parse(row.allowed_ips) as string[])) {
         throw ApiError.auth(`API token is not allowed from ${clientIp}`);
       }
-      if (Number(row.locked) === 1) throw lockedAccount(row.account_id);
+      if (isLocked(row.locked)) throw lockedAccount(row.account_id, row.locked);
       if (row.last_used_at === null || now - row.last_used_at >= touchEveryMs) {
         await tokensRepo.touch(db, row.token_id, now);
         row.last_used_at = now;
@@ -208,7 +208,7 @@ export function createTokensService(deps: {
       if (!row || (accountId !== signedInId && parentId !== signedInId)) {
         throw ApiError.auth('this console session is no longer valid: sign in again');
       }
-      if (Number(row.locked) === 1) throw lockedAccount(accountId);
+      if (isLocked(row.locked)) throw lockedAccount(accountId, row.locked);
       return { accountId, tokenId: 0, parentId };
     },
 
@@ -230,6 +230,28 @@ export function createTokensService(deps: {
       if (!(await accountsRepo.find(db, accountId)))
         throw ApiError.notFound(`account ${accountId} does not exist`);
       return issueToken(db, accountId, { name });
+    },
+
+    /** `pigeon token list --account ID`: the account's tokens as GET /token shows them, with their account. */
+    async operatorList(accountId: number) {
+      if (!(await accountsRepo.find(db, accountId)))
+        throw ApiError.notFound(`account ${accountId} does not exist`);
+      const now = clock.now();
+      return (await tokensRepo.list(db, accountId)).map((row) => ({
+        account_id: idOut(accountId),
+        ...tokenView(row, now),
+      }));
+    },
+
+    /**
+     * `pigeon token revoke ID`: deletes any account's token. It stops working at once in this process, and
+     * within `tokenMemoryMs` in the server's.
+     */
+    async operatorRevoke(tokenId: number) {
+      const accountId = await tokensRepo.deleteAny(db, tokenId);
+      if (accountId === undefined) throw ApiError.notFound(`token ${tokenId} does not exist`);
+      forgetTokensOf(accountId);
+      return { token_id: idOut(tokenId), account_id: idOut(accountId), revoked: true };
     },
 
     async listTokens(auth: AuthContext) {

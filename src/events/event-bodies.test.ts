@@ -66,10 +66,10 @@ describe('event bodies', () => {
   });
 
   it('BALANCE_ALERT: balance and trigger as numbers, then the date', () => {
-    const payload = balanceAlertPayload(-12, 100, '2026-07-14T12:30:05+02:00');
-    expect(payload).toBe('{"balance":-12,"trigger":100,"date":"2026-07-14T12:30:05+02:00"}');
+    const payload = balanceAlertPayload(-12, 100, '2026-07-14 12:30:05');
+    expect(payload).toBe('{"balance":-12,"trigger":100,"date":"2026-07-14 12:30:05"}');
     const body: BalanceAlertBody = JSON.parse(payload);
-    expect(body).toEqual({ balance: -12, trigger: 100, date: '2026-07-14T12:30:05+02:00' });
+    expect(body).toEqual({ balance: -12, trigger: 100, date: '2026-07-14 12:30:05' });
   });
 
   it('CLICKER: thirteen members in order, whatever the strings hold', () => {

@@ -7,7 +7,8 @@
 // members in the order SMSFactor sends them, ids as strings, counts as numbers, "none" as ''. They are on
 // hot paths (a DLR per message, a CLICKER per click): a plain object literal and one JSON.stringify, no
 // checks at run time. Dates come formatted (`src/shared/zoned-time.ts`), to the second like every event:
-// `isoSecond` for DLR, MO, STOP and BALANCE_ALERT, `wallTime` for CLICKER.
+// `isoSecond` for DLR, MO and STOP (ISO 8601 with the offset, as SMSFactor documents DLR's), `wallTime` for
+// CLICKER and BALANCE_ALERT (`Y-m-d H:i:s`, as SMSFactor documents both).
 
 /** The event types, in the order API.md lists them: outbox rows, webhook subscriptions and the route's enum. */
 export const eventTypes = ['MO', 'DLR', 'STOP', 'CLICKER', 'BALANCE_ALERT'] as const;
@@ -66,7 +67,7 @@ export interface ClickerBody {
 export interface BalanceAlertBody {
   balance: number;
   trigger: number;
-  /** ISO 8601 with the zone's offset, to the second. */
+  /** `Y-m-d H:i:s` on the zone's wall clock, as SMSFactor sends it. */
   date: string;
 }
 

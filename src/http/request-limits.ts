@@ -1,12 +1,21 @@
 // What one request may cost the API before it is known to be worth it: how long its headers and its body may
-// take to arrive, how large its body may be (smaller for XML and for a request with no token), and how many
-// large bodies are read at once. Each refusal is answered with the envelope before the body is read.
+// take to arrive, how large its body may be (smaller for XML and for a request with no token), how many large
+// bodies are read at once and how many bytes of them are held at once. Each refusal is answered with the
+// envelope before the body is read (a chunked body's, as soon as it passes what it may take).
 import { type Readable, Transform, type TransformCallback } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import { ApiError, retryAfter, Status } from '../shared/errors.ts';
+import { BodyBudget, type BudgetShare } from './body-budget.ts';
 import { BodyGate } from './body-gate.ts';
 import type { App } from './types.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The bytes of large bodies held now and at most (request-limits.ts), for the operator's eyes. */
+    largeBodies: Pick<BodyBudget, 'limitBytes' | 'inFlightBytes' | 'peakBytes'>;
+  }
+}
 
 export type RequestLimitsConfig = Pick<
   Config,
@@ -15,6 +24,7 @@ export type RequestLimitsConfig = Pick<
   | 'UNAUTHENTICATED_BODY_LIMIT_BYTES'
   | 'LARGE_BODY_BYTES'
   | 'LARGE_BODY_CONCURRENCY'
+  | 'LARGE_BODY_BUDGET_BYTES'
   | 'REQUEST_TIMEOUT_MS'
   | 'HEADERS_TIMEOUT_MS'
 >;
@@ -75,9 +85,25 @@ function declaredLength(request: FastifyRequest): number | undefined {
   return request.headers['transfer-encoding'] === undefined ? 0 : undefined;
 }
 
+/** What a body that does not fit in the large bodies' budget is answered (a chunked one, once it stops fitting). */
+function overBudget(budgetBytes: number, size: number | undefined): ApiError {
+  const which =
+    size === undefined
+      ? 'this chunked body went past what is left'
+      : `this one (${size} bytes) does not fit now`;
+  return new ApiError(
+    Status.unknown,
+    `the server holds at most ${budgetBytes} bytes of large request bodies at once (LARGE_BODY_BUDGET_BYTES) and ${which}; retry, or send smaller requests`,
+    503,
+    'Server busy',
+    retryAfter(1),
+  );
+}
+
 /**
- * Passes a body through, counting it: past `limitBytes`, or when `deadlineMs` passes before its end, it
- * fails with the envelope's error, which Fastify answers (closing the connection, the rest unread).
+ * Passes a body through, counting it: past `limitBytes`, past what `share` (a chunked body's part of the
+ * budget) can take, or when `deadlineMs` passes before its end, it fails with the envelope's error, which
+ * Fastify answers (closing the connection, the rest unread).
  */
 class BodyGuard extends Transform {
   private received = 0;
@@ -88,6 +114,8 @@ class BodyGuard extends Transform {
     private readonly tooLargeError: () => ApiError,
     deadlineMs: number,
     timedOut: () => ApiError,
+    private readonly share: BudgetShare | undefined,
+    private readonly overBudgetError: () => ApiError,
   ) {
     super();
     this.timer = setTimeout(() => this.destroy(timedOut()), deadlineMs);
@@ -97,6 +125,7 @@ class BodyGuard extends Transform {
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
     this.received += chunk.length;
     if (this.received > this.limitBytes) done(this.tooLargeError());
+    else if (this.share && !this.share.grow(chunk.length)) done(this.overBudgetError());
     else done(null, chunk);
   }
 
@@ -135,6 +164,8 @@ async function permitWithin(gate: BodyGate, reply: FastifyReply, ms: number): Pr
  */
 export function registerRequestLimits(app: App, config: RequestLimitsConfig): void {
   const gate = new BodyGate(config.LARGE_BODY_CONCURRENCY);
+  const budget = new BodyBudget(config.LARGE_BODY_BUDGET_BYTES);
+  app.decorate('largeBodies', budget);
 
   app.addHook('onRequest', async (request) => {
     const type = request.headers['content-type'];
@@ -186,12 +217,28 @@ export function registerRequestLimits(app: App, config: RequestLimitsConfig): vo
     const complete = bodyReceived(request);
     const size = length ?? (complete ? request.raw.readableLength : undefined);
     if (size !== undefined && size > limit.bytes) throw limit.error();
+    let share: BudgetShare | undefined;
     if (size === undefined || size > config.LARGE_BODY_BYTES) {
+      // Its declared bytes are held from now until it is answered, its place in line included: a body that
+      // does not fit is refused at once, so the line is never longer than the budget (no 30 s wait for a 503).
+      share = budget.share();
+      reply.raw.once('close', share.release);
+      if (size !== undefined && !share.grow(size)) throw overBudget(budget.limitBytes, size);
+      // Its client left before this hook ran: the close above has come and gone.
+      if (request.raw.socket?.destroyed) share.release();
       if (!(await permitWithin(gate, reply, config.REQUEST_TIMEOUT_MS))) throw busy();
     }
     if (complete) return payload;
-    // The body's own deadline starts when it is read: waiting in line is not its client's doing.
-    const guard = new BodyGuard(limit.bytes, limit.error, config.REQUEST_TIMEOUT_MS, timedOut);
+    // The body's own deadline starts when it is read: waiting in line is not its client's doing. A chunked
+    // body takes its bytes from the budget as they come.
+    const guard = new BodyGuard(
+      limit.bytes,
+      limit.error,
+      config.REQUEST_TIMEOUT_MS,
+      timedOut,
+      size === undefined ? share : undefined,
+      () => overBudget(budget.limitBytes, undefined),
+    );
     payload.on('error', (error) => guard.destroy(error));
     reply.raw.once('close', () => guard.destroy());
     return payload.pipe(guard);

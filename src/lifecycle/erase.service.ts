@@ -63,8 +63,16 @@ function numberIn(value: unknown, field: string): string {
   return number;
 }
 
-export function createEraseService(deps: { db: Db; ports: ErasePorts }) {
-  const { db, ports } = deps;
+export function createEraseService(deps: {
+  db: Db;
+  ports: ErasePorts;
+  /**
+   * Run once the erasure committed: the store's `truncateLog`, so the SQLite WAL keeps no earlier version of
+   * the erased rows.
+   */
+  truncateLog: () => Promise<boolean>;
+}) {
+  const { db, ports, truncateLog } = deps;
 
   async function erase(
     number: string,
@@ -83,6 +91,7 @@ export function createEraseService(deps: { db: Db; ports: ErasePorts }) {
         ...(await ports.accounts.eraseNumber(tx, erasure)),
       };
     });
+    await truncateLog();
     const removed = Object.fromEntries(erasedKinds.map((kind) => [kind, counts[kind] ?? 0])) as Record<
       ErasedKind,
       number

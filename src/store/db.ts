@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, type Transaction } from 'kysely';
+import { Kysely, sql, type Transaction } from 'kysely';
 import pg from 'pg';
 import { preparedName } from './prepared.ts';
 import type { Database } from './schema.ts';
@@ -25,6 +25,13 @@ export interface Store {
   withMigrationLock<T>(fn: () => Promise<T>): Promise<T>;
   /** The connection pool's use now, for metrics: SQLite has one connection, always open. */
   connections(): PoolUse;
+  /**
+   * After an erasure: SQLite copies its WAL into the database file and truncates it to nothing, so no earlier
+   * version of an erased row stays readable in the log (deleted content in the file is zeroed as it is deleted:
+   * `secure_delete`). Answers whether the log was emptied (other processes reading at that moment can keep it,
+   * for at most `logTruncateWaitMs`). PostgreSQL: nothing to do here (docs/operations.md says what remains).
+   */
+  truncateLog(): Promise<boolean>;
   destroy(): Promise<void>;
 }
 
@@ -86,6 +93,21 @@ function prepareNamed(client: pg.PoolClient): void {
   }) as typeof client.query;
 }
 
+/** How long `truncateLog` tries again while another connection reads or writes the SQLite database. */
+export const logTruncateWaitMs = 5_000;
+
+/** `PRAGMA wal_checkpoint(TRUNCATE)`, tried again while other connections keep it from finishing. */
+async function truncateSqliteLog(db: Db): Promise<boolean> {
+  const started = Date.now();
+  for (;;) {
+    const { rows } = await sql<{ busy: number; log: number }>`pragma wal_checkpoint(TRUNCATE)`.execute(db);
+    // busy 0: every frame was copied and the log reset to 0 bytes (log -1 outside WAL mode, as for :memory:).
+    if (rows[0] === undefined || Number(rows[0].busy) === 0) return true;
+    if (Date.now() - started >= logTruncateWaitMs) return false;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 export const isPostgresUrl = (url: string) => /^postgres(ql)?:\/\//.test(url);
 
 /** The file (or `:memory:`) a SQLite DATABASE_URL names: `sqlite:path`, `sqlite://path` or a plain path. */
@@ -109,6 +131,9 @@ function openSqlite(path: string, options: StoreOptions): Store {
   // Waiting for another process's write lock is the driver's, without stopping the event loop.
   sqlite.pragma('busy_timeout = 0');
   sqlite.pragma('foreign_keys = ON');
+  // A deleted or overwritten row's bytes are zeroed in its page (and freed pages in full), so an erased phone
+  // number is not left readable in the file (POST /erase, then truncateLog for the WAL's older page versions).
+  sqlite.pragma('secure_delete = ON');
   // Statement journals (the undo of one statement inside a transaction, such as a fold's multi-row UPDATE)
   // spill to a temporary file past 64 KiB otherwise: a write system call per page for a file never read.
   sqlite.pragma('temp_store = MEMORY');
@@ -118,6 +143,7 @@ function openSqlite(path: string, options: StoreOptions): Store {
     dialect: 'sqlite',
     withMigrationLock: (fn) => fn(),
     connections: () => ({ max: 1, open: 1, idle: 0, waiting: 0 }),
+    truncateLog: () => truncateSqliteLog(db),
     destroy: () => db.destroy(),
   };
 }
@@ -178,6 +204,7 @@ async function openPostgres(url: string, options: StoreOptions): Promise<Store> 
       idle: pool.idleCount,
       waiting: pool.waitingCount,
     }),
+    truncateLog: async () => false,
     destroy: () => db.destroy(),
   };
 }

@@ -25,7 +25,10 @@ export interface AccountsTable {
   /** The account's default sender (SMSFactor's `senderid`). */
   sender: string | null;
   description: string | null;
-  /** 1 while its parent has locked the sub-account: its tokens and credentials answer -1, its queue is held. */
+  /**
+   * 0 open; 1 while its parent has locked the sub-account, 2 while the operator has locked the account (`pigeon
+   * account lock`): its tokens, credentials and console answer -1, its queue is held.
+   */
   locked: Generated<number>;
 }
 

@@ -26,7 +26,7 @@ describe('test event', () => {
         '{"campaign_id":"0","gsmsid":"test","date":"2026-07-14 12:30:05","long_url":"https://example.com/",' +
         '"short_url":"https://example.com/test","brand":"","model":"","os":"","info1":"","info2":"","info3":"",' +
         '"info4":"","clicks_on_link":1}',
-      BALANCE_ALERT: '{"balance":100,"trigger":100,"date":"2026-07-14T12:30:05+02:00"}',
+      BALANCE_ALERT: '{"balance":100,"trigger":100,"date":"2026-07-14 12:30:05"}',
     });
   });
 });

@@ -43,6 +43,6 @@ export function testEventPayload(type: string, accountId: number, now: number, d
     case 'CLICKER':
       return clickerPayload(sampleLink, dates.wallTime(now), unknownDevice, 1);
     default:
-      return balanceAlertPayload(100, 100, dates.isoSecond(now));
+      return balanceAlertPayload(100, 100, dates.wallTime(now));
   }
 }

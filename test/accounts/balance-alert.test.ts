@@ -10,6 +10,8 @@ import { SimulatorTransport } from '../../src/delivery/simulator/simulator-trans
 import type { OutboundPart } from '../../src/delivery/transport.ts';
 import { createDeps, type Deps } from '../../src/deps.ts';
 import { buildApi, startRuntime } from '../../src/runtime.ts';
+import { zonedTime } from '../../src/shared/zoned-time.ts';
+import { testEventPayload } from '../../src/webhooks/test-event.ts';
 import { call, describeEachDialect, type TestAccount } from '../helpers/harness.ts';
 import { SmtpSink } from '../helpers/smtp-sink.ts';
 import { waitFor } from '../helpers/wait.ts';
@@ -145,7 +147,7 @@ describeEachDialect('balance alert', (h) => {
     await send(a);
     // Monday 5 January 2026, 09:00 UTC is 10:00 in Paris.
     expect(await alertEvents(a.id)).toEqual([
-      { balance: 10, trigger: 10, date: '2026-01-05T10:00:00+01:00', campaign_id: null },
+      { balance: 10, trigger: 10, date: '2026-01-05 10:00:00', campaign_id: null },
     ]);
     expect((await jobs(a.id)).map((j) => [j.kind, j.recipient, j.state]).sort()).toEqual([
       ['email', email, 'pending'],
@@ -162,7 +164,7 @@ describeEachDialect('balance alert', (h) => {
     expect(mail.headers.from).toBe(from);
     expect(mail.headers.subject).toBe('Pigeon: your balance is 10 credits (alert threshold 10)');
     expect(mail.text).toContain(
-      `The balance of your Pigeon account ${a.id} is 10 credits, at or below the alert threshold of 10 credits (2026-01-05T10:00:00+01:00).`,
+      `The balance of your Pigeon account ${a.id} is 10 credits, at or below the alert threshold of 10 credits (2026-01-05 10:00:00).`,
     );
     // The credits of SMTP_URL are the ones the client logged in with.
     expect([mail.user, mail.password]).toEqual(['pigeon', 'secret']);
@@ -308,6 +310,26 @@ describeEachDialect('balance alert', (h) => {
       expect.objectContaining({ balance: 5, trigger: 5 }),
       expect.objectContaining({ balance: 3, trigger: 100 }),
     ]);
+  });
+
+  it("the event's date is SMSFactor's Y-m-d H:i:s to the second, as the webhook's test event has it", async () => {
+    const a = await h().account({ credits: 3 });
+    await notify(a, { alert_trigger: '2' });
+    const start = h().clock.now();
+    // An instant with milliseconds (10:00:01.750 in Paris): neither the real event nor the test event shows them.
+    h().clock.set(Date.UTC(2026, 0, 5, 9, 0, 1, 750));
+    try {
+      await send(a);
+      const [event] = await alertEvents(a.id);
+      expect(event).toEqual({ balance: 2, trigger: 2, date: '2026-01-05 10:00:01', campaign_id: null });
+      const sample = JSON.parse(
+        testEventPayload('BALANCE_ALERT', a.id, h().clock.now(), zonedTime('Europe/Paris')),
+      );
+      expect(Object.keys(sample)).toEqual(['balance', 'trigger', 'date']);
+      expect(sample.date).toBe(event.date);
+    } finally {
+      h().clock.set(start);
+    }
   });
 
   it('alert_email "0" sends no e-mail, alert_gsm "0" no SMS; the webhook event is written either way', async () => {
@@ -497,7 +519,7 @@ describeEachDialect(
         await waitFor(() => receiver.requests.length === 1, 'the webhook');
         const body = JSON.parse(receiver.requests[0].body);
         expect(body).toEqual({ balance: 3, trigger: 3, date: expect.any(String) });
-        expect(body.date).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d$/);
+        expect(body.date).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
       } finally {
         await stop?.();
         await deps?.close();

@@ -21,10 +21,15 @@ export async function createAccount(env: NodeJS.ProcessEnv, email: string, credi
 }
 
 /** Runs `pigeon ...args` on the database at `databaseUrl`: its exit code and output, whatever the code. */
-export async function pigeonOn(databaseUrl: string, ...args: string[]) {
+export function pigeonOn(databaseUrl: string, ...args: string[]) {
+  return pigeonWith({ DATABASE_URL: databaseUrl }, ...args);
+}
+
+/** Runs `pigeon ...args` with these variables set over the test's environment: its exit code and output. */
+export async function pigeonWith(env: NodeJS.ProcessEnv, ...args: string[]) {
   try {
     const { stdout, stderr } = await run(process.execPath, [pigeonBin, ...args], {
-      env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
+      env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     });
     return { code: 0, stdout, stderr };
   } catch (error) {

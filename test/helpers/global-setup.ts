@@ -1,7 +1,10 @@
 // Decides once whether the PostgreSQL half of the suite runs, and says so clearly when it does not; builds the
-// console as `npm start` does and makes sure Chromium is there for its end-to-end tests.
+// server bundle (which the `pigeon` command runs) and the console as `npm start` does, and makes sure Chromium
+// is there for the console's end-to-end tests.
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
+// @ts-expect-error: a build script in plain JavaScript, without types.
+import { buildServer } from '../../scripts/build.mjs';
 // @ts-expect-error: a build script in plain JavaScript, without types.
 import { buildConsole } from '../../scripts/build-console.mjs';
 import { ensureChromium } from './chromium.ts';
@@ -29,6 +32,7 @@ export default async function setup(project: TestProject): Promise<void> {
     console.warn('\n*** PostgreSQL half of the suite SKIPPED: PG_TEST_URL=off; only SQLite was tested.\n');
   }
   project.provide('pgUrl', available);
+  await buildServer();
   await buildConsole();
   ensureChromium();
 }

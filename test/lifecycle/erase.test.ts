@@ -2,6 +2,7 @@
 // account. The data is made through the real paths (sends, receipts, replies, clicks, lists, lookups, webhooks,
 // alerts, invoices); the check reads every table the database catalog lists and looks for the number in
 // every text value, so a table added later is checked too.
+import { existsSync, readFileSync } from 'node:fs';
 import { sql } from 'kysely';
 import { afterEach, expect, it } from 'vitest';
 import { pigeonOn } from '../helpers/cli.ts';
@@ -397,6 +398,36 @@ describeEachDialect(
       expect(await traces(erased)).toEqual([]);
       expect((await traces(kept)).length).toBe(keptBefore.length);
     }, 120_000);
+
+    it('SQLite: once POST /erase answers, the number is in no byte of the database file or its WAL', async (ctx) => {
+      if (h().dialect !== 'sqlite') ctx.skip();
+      const { a, b } = await world();
+      const file = h().databaseUrl;
+      const occurrences = (needle: string) =>
+        [file, `${file}-wal`].map((path) => {
+          const bytes = existsSync(path) ? readFileSync(path) : Buffer.alloc(0);
+          let count = 0;
+          for (let at = bytes.indexOf(needle); at !== -1; at = bytes.indexOf(needle, at + 1)) count++;
+          return count;
+        });
+      const [inFile, inLog] = occurrences(erased);
+      expect(inFile + inLog).toBeGreaterThan(0);
+
+      for (const account of [a, b]) {
+        const r = await call(h().app, 'POST', '/erase', {
+          token: account.token,
+          json: { erase: { number: erased } },
+        });
+        expect(r.body.status, r.body.details).toBe(1);
+      }
+      // The half reply no account owns yet: only the operator's erasure of every account takes it.
+      await h().deps.services.erase.eraseForOperator(erased);
+      expect(await traces(erased)).toEqual([]);
+      expect(occurrences(erased)).toEqual([0, 0]);
+      // Read the same way, the other number is still there: the search does find what is stored.
+      const [keptInFile, keptInLog] = occurrences(kept);
+      expect(keptInFile + keptInLog).toBeGreaterThan(0);
+    }, 60_000);
   },
   { WEBHOOK_ALLOW_PRIVATE: 'true' },
 );
