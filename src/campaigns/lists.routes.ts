@@ -22,6 +22,7 @@ const ListBody = Type.Object({
     name: Type.Optional(Type.String()),
     listId: Type.Optional(Type.String()),
     list_id: Type.Optional(Type.String()),
+    list: Type.Optional(Type.String()),
     contacts: Type.Optional(Contacts),
   }),
 });

@@ -34,6 +34,8 @@ export interface ListInput {
   listId?: string;
   /** Accepted beside `listId`, as some clients spell it. */
   list_id?: string;
+  /** Accepted beside `listId`: the key SMSFactor's Java SDK sends the list's id under. */
+  list?: string;
   contacts?: { gsm?: ContactInput[] };
 }
 
@@ -100,7 +102,7 @@ export function createListsService(deps: {
     ApiError.notFound(`${list} entry "${rawId}" not found`);
 
   return {
-    /** Creates a list with its contacts, or adds contacts to the list `listId` (or `list_id`). */
+    /** Creates a list with its contacts, or adds contacts to the list `listId` (or `list_id`, or `list`). */
     async saveList(auth: AuthContext, input: ListInput): Promise<SavedListView> {
       const accountId = auth.accountId;
       const given = input.contacts?.gsm ?? [];
@@ -110,12 +112,18 @@ export function createListsService(deps: {
         );
       }
       const listIdOf = (v: unknown) => (v === undefined || v === null ? '' : String(v).trim());
-      const camel = listIdOf(input.listId);
-      const snake = listIdOf(input.list_id);
-      if (camel !== '' && snake !== '' && camel !== snake) {
-        throw ApiError.data(`list.listId "${camel}" and list.list_id "${snake}" name different lists`);
+      // `listId` as SMSFactor documents it, `list_id` as its PHP SDK's README writes it, `list` as its Java
+      // SDK sends it: each names the list to add to, and two that disagree are refused.
+      const named = (['listId', 'list_id', 'list'] as const)
+        .map((field) => ({ field, id: listIdOf(input[field]) }))
+        .filter((n) => n.id !== '');
+      const other = named.find((n) => n.id !== named[0].id);
+      if (other) {
+        throw ApiError.data(
+          `list.${named[0].field} "${named[0].id}" and list.${other.field} "${other.id}" name different lists`,
+        );
       }
-      const rawListId = camel || snake;
+      const rawListId = named[0]?.id ?? '';
       const existing = rawListId === '' ? undefined : await ownList(auth, rawListId);
       const name = (input.name ?? '').trim();
       if (!existing && name.length > maxNameLength) {

@@ -73,7 +73,7 @@ describeEachDialect('lists', (h) => {
     expect(Number(page.body.list[0].id)).toBeLessThan(Number(page.body.list[1].id));
   });
 
-  it('with listId or list_id, POST /list adds to that list; numbers it holds are duplicates', async () => {
+  it('with listId, list_id or list (the Java SDK), POST /list adds to that list; numbers it holds are duplicates', async () => {
     const a = await h().account();
     const first = await createList(h(), a, [{ value: fr(1) }]);
     const added = await createList(h(), a, [{ value: fr(1) }, { value: fr(3) }], { listId: first.body.id });
@@ -89,8 +89,20 @@ describeEachDialect('lists', (h) => {
       list_id: Number(first.body.id),
     });
     expect(snake.body).toMatchObject({ status: 1, id: first.body.id, contacts: 1, duplicates: 1 });
+    // The Java SDK's ContactList.addContacts sends the id as `list.list`.
+    const java = await createList(h(), a, [{ value: fr(4) }, { value: fr(6) }], {
+      list: Number(first.body.id),
+    });
+    expect(java.body).toMatchObject({ status: 1, id: first.body.id, contacts: 1, duplicates: 1 });
     const page = await call(h().app, 'GET', `/list/${first.body.id}`, { token: a.token });
-    expect(page.body).toMatchObject({ contacts: 3, totalRecords: 3, totalDisplayRecords: 3 });
+    expect(page.body).toMatchObject({ contacts: 4, totalRecords: 4, totalDisplayRecords: 4 });
+    const lists = await call(h().app, 'GET', '/lists', { token: a.token });
+    expect(lists.body.lists).toHaveLength(1);
+    const javaOther = await createList(h(), a, [{ value: fr(5) }], { listId: first.body.id, list: '999999' });
+    expect(javaOther.body).toMatchObject({
+      status: -7,
+      details: `list.listId "${first.body.id}" and list.list "999999" name different lists`,
+    });
     const both = await createList(h(), a, [{ value: fr(5) }], { listId: first.body.id, list_id: '999999' });
     expect(both.body).toMatchObject({
       status: -7,
