@@ -15,6 +15,7 @@ import { registerRequestLog, requestIdHeader, requestIdOf } from './access-log.t
 import { detectSyntax, parseBody, replyFormatOf, xmlToParse } from './body.ts';
 import { cookieValue } from './cookies.ts';
 import { errorPayload, errorReply, negotiate } from './envelope.ts';
+import { parseQuery } from './query.ts';
 import { type RateLimits, rateLimitOptions, registerRateLimits } from './rate-limits.ts';
 import {
   bodyReceived,
@@ -114,6 +115,8 @@ export function buildApp(deps: AppDeps): App {
         .send(errorPayload(request, reply as FastifyReply, body));
     },
     ajv: { customOptions: { coerceTypes: 'array', allErrors: false, removeAdditional: false } },
+    // Arrays written the PHP way (`links[]=…`, `links[0]=…`) read as repeated keys (query.ts).
+    routerOptions: { querystringParser: parseQuery },
   }) as unknown as App;
 
   app.decorateRequest('bodyFormat', undefined);

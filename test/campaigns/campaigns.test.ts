@@ -169,6 +169,24 @@ describeEachDialect('send: validation', (h) => {
     // The query token is only for GET /send: other routes still want the header.
     expect((await call(h().app, 'GET', `/credits?token=${a.token}`)).body.status).toBe(-1);
   });
+
+  it('GET /send takes links the way PHP writes an array (links[0]=…, links[]=…), in their order', async () => {
+    const a = await h().account();
+    const text = encodeURIComponent('A <-short-> then B <-short->');
+    const a1 = encodeURIComponent('https://example.com/a');
+    const b1 = encodeURIComponent('https://example.com/b');
+    for (const links of [`links%5B1%5D=${b1}&links%5B0%5D=${a1}`, `links[]=${a1}&links[]=${b1}`]) {
+      const r = await call(h().app, 'GET', `/send?text=${text}&to=${fr(1)}&${links}&token=${a.token}`);
+      expect(r.body).toMatchObject({ status: 1, sent: 1 });
+      const urls = await h()
+        .deps.store.db.selectFrom('links')
+        .select('long_url')
+        .where('campaign_id', '=', Number(r.body.ticket))
+        .orderBy('id')
+        .execute();
+      expect(urls.map((u) => u.long_url)).toEqual(['https://example.com/a', 'https://example.com/b']);
+    }
+  });
 });
 
 describeEachDialect(
