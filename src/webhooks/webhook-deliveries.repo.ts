@@ -77,6 +77,15 @@ function chunks<T>(items: T[], size = batchRows): T[][] {
   return out;
 }
 
+/**
+ * Whether an event waits for its fan-out: ordered by id, so PostgreSQL reads the partial index of those events
+ * (`events_to_fan_out`). Without the order, statistics taken while every event waited (a new database's first
+ * ANALYZE) made it read `events` from the start until the first waiting one, past every event already fanned
+ * out: the whole table each time (7.5 s of the database's 26 s in a 50,000-message campaign). Arguments: 0, 1.
+ */
+export const eventToFanOutProbe = (q: Executor) =>
+  q.selectFrom('events').select('id').where('fanned_out', '=', as(0)).orderBy('id').limit(as(1));
+
 export const webhookDeliveriesRepo = {
   /**
    * Events not fanned out yet, oldest first. On PostgreSQL the rows stay locked until the transaction ends
@@ -89,12 +98,7 @@ export const webhookDeliveriesRepo = {
   },
 
   async anyEventToFanOut(db: Executor): Promise<boolean> {
-    const rows = await runPrepared(
-      db,
-      'webhooks.anyEventToFanOut',
-      (q) => q.selectFrom('events').select('id').where('fanned_out', '=', as(0)).limit(as(1)),
-      [0, 1],
-    );
+    const rows = await runPrepared(db, 'webhooks.anyEventToFanOut', eventToFanOutProbe, [0, 1]);
     return rows.length > 0;
   },
 
