@@ -29,6 +29,7 @@ import * as campaignClicks from './migrations/026-campaign-clicks.ts';
 import * as webhookFormat from './migrations/027-webhook-format.ts';
 import * as retentionSurvey from './migrations/028-retention-survey.ts';
 import * as campaignSystem from './migrations/029-campaign-system.ts';
+import * as smppServer from './migrations/031-smpp-server.ts';
 
 /** Migrations in order; each is told the dialect so column types can differ where they must. */
 export const migrations = {
@@ -61,6 +62,7 @@ export const migrations = {
   '027-webhook-format': webhookFormat,
   '028-retention-survey': retentionSurvey,
   '029-campaign-system': campaignSystem,
+  '031-smpp-server': smppServer,
 };
 
 /** Applies every pending migration. Safe to run from several processes at once (Kysely takes a lock). */
