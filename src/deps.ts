@@ -346,6 +346,7 @@ export async function createDeps(
     db,
     clock,
     passwords: { hash: hashPassword, verify: verifyPassword, isIpOrCidr, ipAllowed },
+    timezone: config.TIMEZONE,
     accountExists: (accountId) =>
       credits.credits(accountId).then(
         () => true,

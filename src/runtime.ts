@@ -32,6 +32,7 @@ import { statisticsRoutes } from './reads/statistics.routes.ts';
 import { retentionRoutes } from './retention/retention.routes.ts';
 import { createRetentionJob } from './retention/retention-job.ts';
 import { smppServerFromConfig } from './smpp-server/smpp-server-config.ts';
+import { smppUsersRoutes } from './smpp-server/smpp-users.routes.ts';
 import { createFirstStatistics } from './store/first-statistics.ts';
 import { dispatcherFromConfig } from './webhooks/dispatch-policy.ts';
 import { webhooksRoutes } from './webhooks/webhooks.routes.ts';
@@ -86,6 +87,7 @@ export function buildApi(
       (api) => consumptionRoutes(api, services.consumption),
       (api) => eraseRoutes(api, services.erase),
       (api) => statisticsRoutes(api, services.statistics),
+      (api) => smppUsersRoutes(api, services.smppUsers),
     ],
   });
 }

@@ -5,9 +5,11 @@
 import type { AuthContext } from '../shared/auth-context.ts';
 import type { Clock } from '../shared/clock.ts';
 import { ApiError } from '../shared/errors.ts';
+import { zonedTime } from '../shared/zoned-time.ts';
 import type { Db } from '../store/db.ts';
 import { smppMessagesRepo } from './smpp-messages.repo.ts';
 import { type SmppUserRow, smppUsersRepo } from './smpp-users.repo.ts';
+import type { SmppUserView } from './smpp-users.schemas.ts';
 
 /** How passwords are hashed and addresses checked: the accounts capability's, wired in deps.ts. */
 export interface Passwords {
@@ -26,16 +28,6 @@ export interface NewSmppUser {
   tps?: unknown;
   max_binds?: unknown;
   allowed_ips?: unknown;
-}
-
-/** An SMPP user as the API, the console and the command line show it: never its password. */
-export interface SmppUserView {
-  system_id: string;
-  account_id: string;
-  tps: number;
-  max_binds: number;
-  allowed_ips: string[];
-  created_at: number;
 }
 
 /** A user a bind signed in as: what the server needs for its sessions. */
@@ -79,8 +71,10 @@ export function createSmppUsersService(deps: {
   clock: Clock;
   passwords: Passwords;
   accountExists: AccountExists;
+  timezone: string;
 }) {
   const { db, clock, passwords } = deps;
+  const dates = zonedTime(deps.timezone);
 
   const view = (row: SmppUserRow): SmppUserView => ({
     system_id: row.system_id,
@@ -88,7 +82,7 @@ export function createSmppUsersService(deps: {
     tps: Number(row.tps),
     max_binds: Number(row.max_binds),
     allowed_ips: row.allowed_ips ? (JSON.parse(row.allowed_ips) as string[]) : [],
-    created_at: Number(row.created_at),
+    created_at: dates.wallTime(Number(row.created_at)),
   });
 
   function allowedIps(value: unknown): string[] | null {
