@@ -49,6 +49,7 @@ describeEachDialect('SMPP users API', (h) => {
     expect(after.body.smpp_users.map((u: { system_id: string }) => u.system_id)).toEqual(['api_b']);
   });
 
+  // Five processes, each starting tsx: slow on a busy machine.
   it('pigeon smpp-user create prints one JSON line with system_id; list and delete', async () => {
     const a = await h().account();
     const cli = (...args: string[]) => pigeonOn(h().databaseUrl, ...args);
@@ -98,5 +99,5 @@ describeEachDialect('SMPP users API', (h) => {
     );
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toContain('8');
-  });
+  }, 120_000);
 });
