@@ -177,6 +177,8 @@ export function createSmppServer(deps: {
     start: () => pump.start(),
     /** Receipts or replies may be waiting: read the outbox now. */
     wake: () => pump.wake(),
+    /** The ports listened on, plain first (for tests, and logs when the port given was 0). */
+    ports: () => listeners.map((server) => (server.address() as AddressInfo).port),
     /** Binds up now (for tests and metrics). */
     sessions: () => [...sessions],
     /** Stops listening, unbinds nobody politely: closes every connection. */
