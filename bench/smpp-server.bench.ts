@@ -9,10 +9,10 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import smpp, { type Pdu, type Session } from 'smpp';
+import { freePort, portOpen } from './pipeline/processes.ts';
 
 const autocannon = createRequire(import.meta.url)('autocannon') as (
   options: Record<string, unknown>,
@@ -26,15 +26,6 @@ const seconds = Number(process.env.BENCH_SMPP_SECONDS ?? 10);
 const binds = 4;
 const window = 100;
 const bin = join(import.meta.dirname, '..', 'bin', 'pigeon.js');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 interface Pigeon {
   env: NodeJS.ProcessEnv;
@@ -92,11 +83,7 @@ async function startPigeon(): Promise<Pigeon> {
       (r) => r.ok,
       () => false,
     );
-    const smppUp = await new Promise<boolean>((resolve) => {
-      const s = net.connect(smppPort, '127.0.0.1', () => s.destroy() && resolve(true));
-      s.on('error', () => resolve(false));
-    });
-    if (up && smppUp) break;
+    if (up && (await portOpen(smppPort))) break;
     if (Date.now() > deadline) throw new Error('pigeon serve did not start');
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
