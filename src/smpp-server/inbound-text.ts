@@ -72,6 +72,8 @@ export function submitBody(sm: SubmitSm): SubmitBody | { error: string } {
 
 interface Pending {
   parts: (Buffer | undefined)[];
+  /** The ids answered to the parts so far whose submit asked for a receipt. */
+  ids: string[];
   received: number;
   dataCoding: number;
   startedAt: number;
@@ -103,8 +105,9 @@ export function createConcatenation(options: { ttlMs: number; maxPending: number
 
   return {
     /**
-     * Adds a part: the whole message's bytes once every part came, else undefined. Parts of one message in
-     * different codings are refused with an error.
+     * Adds a part, answered with `receiptId` when it asked for a receipt: the whole message's bytes, and the
+     * ids of its other parts that asked for one, once every part came; else undefined. Parts of one message
+     * in different codings are refused with an error.
      */
     add(
       userId: number,
@@ -113,7 +116,8 @@ export function createConcatenation(options: { ttlMs: number; maxPending: number
       dataCoding: number,
       part: PartOf,
       bytes: Buffer,
-    ): Buffer | undefined | { error: string } {
+      receiptId: string | undefined,
+    ): { bytes: Buffer; otherIds: string[] } | undefined | { error: string } {
       const now = options.now();
       expire(now);
       const key = `${userId}|${source}|${destination}|${part.ref}|${part.total}`;
@@ -128,7 +132,7 @@ export function createConcatenation(options: { ttlMs: number; maxPending: number
             }
           }
         }
-        p = { parts: new Array(part.total), received: 0, dataCoding, startedAt: now };
+        p = { parts: new Array(part.total), ids: [], received: 0, dataCoding, startedAt: now };
         pending.set(key, p);
         perUser.set(userId, (perUser.get(userId) ?? 0) + 1);
       }
@@ -137,9 +141,12 @@ export function createConcatenation(options: { ttlMs: number; maxPending: number
         p.parts[part.seq - 1] = Buffer.from(bytes);
         p.received++;
       }
-      if (p.received < part.total) return undefined;
+      if (p.received < part.total) {
+        if (receiptId !== undefined) p.ids.push(receiptId);
+        return undefined;
+      }
       drop(key);
-      return Buffer.concat(p.parts as Buffer[]);
+      return { bytes: Buffer.concat(p.parts as Buffer[]), otherIds: p.ids };
     },
     /** Messages waiting for parts (for tests and metrics). */
     size: () => pending.size,

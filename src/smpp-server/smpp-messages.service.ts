@@ -22,6 +22,8 @@ export interface SmppSubmit {
   /** Keep the text in UCS-2 (data_coding 8), as POST /send's `unicode: 1`. */
   unicode: boolean;
   registeredDelivery: number;
+  /** The ids answered to the other parts of a long message that asked for a receipt: each gets one. */
+  partIds?: string[];
 }
 
 /** A submit refused: the command_status of its submit_sm_resp (docs/smpp-server.md). */
@@ -35,6 +37,9 @@ export class SubmitRefused extends Error {
 }
 
 export type SmppMessagesService = ReturnType<typeof createSmppMessagesService>;
+
+/** Whether a submit_sm asks for a receipt: registered_delivery's low bits 01 (any outcome). Kannel sends 0x11. */
+export const wantsReceipt = (registeredDelivery: number) => (registeredDelivery & 0x03) === 1;
 
 /** SMPP 3.4 message_state values of a receipt. */
 const MessageState = { delivered: 2, expired: 3, undeliverable: 5, rejected: 8 } as const;
@@ -107,25 +112,28 @@ export function createSmppMessagesService(deps: {
       const body = JSON.parse(e.payload) as Record<string, unknown>;
       const base = { smpp_user_id: submit.smpp_user_id, created_at: now, expires_at: now + options.keepMs };
       if (e.type === 'DLR') {
-        // Receipts only when asked for: registered_delivery's low bits 01 (any outcome). Kannel sends 0x11.
-        if ((Number(submit.registered_delivery) & 0x03) !== 1) continue;
+        // A receipt for each part that asked for one: the message's submit (its last part), and the earlier
+        // parts of a long message, answered ids of their own.
+        const ids = submit.part_ids ? submit.part_ids.split(',') : [];
+        if (wantsReceipt(Number(submit.registered_delivery))) ids.push(String(submit.campaign_id));
+        if (ids.length === 0) continue;
         const status = Number(body.status);
         const { stat, state } = receiptStat(status);
-        const id = String(submit.campaign_id);
         const delivered = status === DlrStatus.delivered ? '001' : '000';
-        const text =
-          `id:${id} sub:001 dlvrd:${delivered} submit date:${receiptDate(dates.wallTime(Number(submit.created_at)))} ` +
-          `done date:${receiptDate(dates.wallTime(now))} stat:${stat} err:${String(status).padStart(3, '0')} ` +
-          `text:${submit.text_head}`;
-        rows.push({
-          ...base,
-          kind: 'receipt',
-          source_addr: String(body.destination),
-          destination_addr: submit.source_addr,
-          text,
-          message_id: id,
-          message_state: state,
-        });
+        const doneDates =
+          `submit date:${receiptDate(dates.wallTime(Number(submit.created_at)))} ` +
+          `done date:${receiptDate(dates.wallTime(now))}`;
+        for (const id of ids) {
+          rows.push({
+            ...base,
+            kind: 'receipt',
+            source_addr: String(body.destination),
+            destination_addr: submit.source_addr,
+            text: `id:${id} sub:001 dlvrd:${delivered} ${doneDates} stat:${stat} err:${String(status).padStart(3, '0')} text:${submit.text_head}`,
+            message_id: id,
+            message_state: state,
+          });
+        }
       } else if (e.type === 'MO' || e.type === 'STOP') {
         rows.push({
           ...base,
@@ -169,6 +177,7 @@ export function createSmppMessagesService(deps: {
                 smpp_user_id: user.id,
                 source_addr: sm.source,
                 registered_delivery: sm.registeredDelivery,
+                part_ids: sm.partIds && sm.partIds.length > 0 ? sm.partIds.join(',') : null,
                 text_head: [...sm.text].slice(0, 20).join(''),
                 created_at: now,
               });

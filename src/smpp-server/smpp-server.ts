@@ -11,7 +11,7 @@ import { createBindBrake } from './bind-brake.ts';
 import { createConcatenation, decodeText, submitBody, supportedCodings } from './inbound-text.ts';
 import { createOutboxPump } from './outbox-pump.ts';
 import { Command, CommandStatus, encodeResp, MalformedPdu, readSubmitSm } from './pdu.ts';
-import { type SmppMessagesService, SubmitRefused } from './smpp-messages.service.ts';
+import { type SmppMessagesService, SubmitRefused, wantsReceipt } from './smpp-messages.service.ts';
 import { type SessionHost, SmppSession } from './smpp-session.ts';
 import type { BindRefusal, SmppUsersService } from './smpp-users.service.ts';
 import { createThrottle } from './throttle.ts';
@@ -39,6 +39,29 @@ export interface Log {
 
 export type SmppServer = ReturnType<typeof createSmppServer>;
 
+/**
+ * Ids for the earlier parts of long messages: decimal (Kannel's `msg-id-type` 0x00 reads ids as decimal),
+ * 16 digits from the wall clock's milliseconds and a counter, so they never meet a campaign's ticket and do not
+ * repeat after a restart.
+ */
+function partIdSource() {
+  let lastMs = 0;
+  let counter = 0;
+  return {
+    next(): string {
+      const ms = Date.now();
+      if (ms > lastMs) {
+        lastMs = ms;
+        counter = 0;
+      } else if (++counter === 1000) {
+        lastMs++;
+        counter = 0;
+      }
+      return String(lastMs * 1000 + counter);
+    },
+  };
+}
+
 export function createSmppServer(deps: {
   users: Pick<SmppUsersService, 'authenticate'>;
   messages: SmppMessagesService;
@@ -53,6 +76,7 @@ export function createSmppServer(deps: {
   const brake = createBindBrake({ failures: options.brakeFailures, windowMs: options.brakeWindowMs, now });
   const throttle = createThrottle(now);
   const concatenation = createConcatenation({ ttlMs: options.concatTtlMs, maxPending: 1000, now });
+  const partIdsOf = partIdSource();
   const listeners: net.Server[] = [];
 
   const receivers = () => {
@@ -81,15 +105,26 @@ export function createSmppServer(deps: {
     const body = submitBody(sm);
     if ('error' in body) return refuse(sequence, CommandStatus.ESME_RINVESMCLASS);
     let bytes = body.bytes;
+    let partIds: string[] = [];
     if (body.part) {
-      const whole = concatenation.add(user.id, sm.source, sm.destination, sm.dataCoding, body.part, bytes);
-      if (whole === undefined) {
-        // An earlier part: answered at once (a client with a window of one sends the next only then); the
-        // message is sent, charged and receipted under the id of its last part.
-        return encodeResp(Command.submitSmResp, sequence, 0, `${user.id}-${body.part.ref}-${body.part.seq}`);
-      }
+      const id = partIdsOf.next();
+      // Kannel asks for a receipt on one part of a long message only: each part's own wish is kept.
+      const receiptId = wantsReceipt(sm.registeredDelivery) ? id : undefined;
+      const whole = concatenation.add(
+        user.id,
+        sm.source,
+        sm.destination,
+        sm.dataCoding,
+        body.part,
+        bytes,
+        receiptId,
+      );
+      // An earlier part: answered at once (a client with a window of one sends the next only then), under an
+      // id of its own; the message is sent and charged with its last part, and each part that asked gets a receipt.
+      if (whole === undefined) return encodeResp(Command.submitSmResp, sequence, 0, id);
       if ('error' in whole) return refuse(sequence, CommandStatus.ESME_RINVESMCLASS);
-      bytes = whole;
+      bytes = whole.bytes;
+      partIds = whole.otherIds;
     }
     const text = decodeText(sm.dataCoding, bytes);
     try {
@@ -99,6 +134,7 @@ export function createSmppServer(deps: {
         text,
         unicode: sm.dataCoding === 8,
         registeredDelivery: sm.registeredDelivery,
+        partIds,
       });
       return encodeResp(Command.submitSmResp, sequence, 0, messageId);
     } catch (error) {

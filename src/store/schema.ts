@@ -494,6 +494,8 @@ export interface SmppSubmitsTable {
   smpp_user_id: number;
   source_addr: string;
   registered_delivery: number;
+  /** The ids of a long message's earlier parts that asked for a receipt, comma-separated; else null. */
+  part_ids: string | null;
   text_head: string;
   created_at: number;
 }

@@ -61,8 +61,8 @@ log-level = 1
 group = sendsms-user
 username = test
 password = test
-max-messages = 1
-concatenation = false
+max-messages = 3
+concatenation = true
 
 group = sms-service
 keyword = default
@@ -165,6 +165,37 @@ max-messages = 0
       expect(
         messages.every((m: { status: number; sender: string }) => m.status === 3 && m.sender === 'MyShop'),
       ).toBe(true);
+    }, 60_000);
+    it('sends a long message Kannel splits into parts: charged per part, its receipt back to the dlr-url', async () => {
+      const before = (await call(h().app, 'GET', '/credits', { token: account.token })).body.credits;
+      const text = `${'Long message through Kannel. '.repeat(8)}End.`;
+      const query = new URLSearchParams({
+        username: 'test',
+        password: 'test',
+        from: 'MyShop',
+        to: '33612345699',
+        text,
+        'dlr-mask': '3',
+        'dlr-url': receiver.url('/dlr?n=long&type=%d'),
+      });
+      const r = await fetch(`http://127.0.0.1:${sendsmsPort}/cgi-bin/sendsms?${query}`);
+      expect(r.status).toBeLessThan(300);
+      await waitFor(
+        () => receiver.requests.some((q) => q.path.startsWith('/dlr?n=long') && q.path.includes('type=1')),
+        'the long message’s receipt at the dlr-url',
+        30_000,
+      );
+      expect(
+        receiver.requests.filter((q) => q.path.startsWith('/dlr?n=long') && !q.path.includes('type=1')),
+      ).toEqual([]);
+      const messages = (await call(h().app, 'GET', '/messages', { token: account.token })).body.messages;
+      expect(messages.find((m: { destination: string }) => m.destination === '33612345699')).toMatchObject({
+        text,
+        cost: 2,
+      });
+      expect((await call(h().app, 'GET', '/credits', { token: account.token })).body.credits).toBe(
+        before - 2,
+      );
     }, 60_000);
   },
 );

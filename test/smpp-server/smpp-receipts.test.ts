@@ -100,6 +100,39 @@ describeEachDialect('SMPP server receipts', (h) => {
     for (const esme of open.splice(0)) await esme.close();
   });
 
+  it('sends a receipt for each part id of a long message, all with the message’s outcome', async () => {
+    const { esme: trx } = await bindEsme(port, 'transceiver', 'dlr', 'pw');
+    open.push(trx);
+    const parts = ['a'.repeat(153), 'b'.repeat(40)];
+    const ids: string[] = [];
+    for (let i = 0; i < parts.length; i++) {
+      const r = await trx.request('submit_sm', {
+        source_addr: 'MyShop',
+        destination_addr: '33612345105',
+        esm_class: 0x40,
+        registered_delivery: 1,
+        short_message: Buffer.concat([Buffer.from([5, 0, 3, 0x99, 2, i + 1]), gsm(parts[i])]),
+      });
+      expect(r.command_status).toBe(0);
+      ids.push(r.message_id as string);
+    }
+    // Decimal ids (Kannel's msg-id-type 0x00), distinct from the message's.
+    expect(ids[0]).toMatch(/^\d{16}$/);
+    expect(ids[0]).not.toBe(ids[1]);
+    await waitFor(
+      () => ids.every((id) => trx.delivered.some((d) => d.receipted_message_id === id)),
+      'a receipt for each part id',
+    );
+    for (const id of ids) {
+      const receipt = trx.delivered.find((d) => d.receipted_message_id === id)!;
+      expect(receipt.message_state).toBe(2);
+      expect((receipt.short_message as { message: string }).message).toMatch(
+        new RegExp(`^id:${id} .* stat:DELIVRD `),
+      );
+    }
+    for (const esme of open.splice(0)) await esme.close();
+  });
+
   it('sends a reply to a message of the user as a deliver_sm to its bind', async () => {
     const { esme: trx } = await bindEsme(port, 'transceiver', 'dlr', 'pw');
     open.push(trx);

@@ -36,6 +36,8 @@ export async function up(db: AnyDb, postgres: boolean): Promise<void> {
     // The submit_sm's source_addr: the destination of the replies that come back.
     .addColumn('source_addr', 'text', (c) => c.notNull())
     .addColumn('registered_delivery', 'integer', (c) => c.notNull())
+    // The ids answered to a long message's earlier parts that asked for a receipt (comma-separated).
+    .addColumn('part_ids', 'text')
     // The first 20 characters of the text, for the receipt's `text:` field.
     .addColumn('text_head', 'text', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
