@@ -426,7 +426,7 @@ export async function createDeps(
   });
   const erase = createEraseService({
     db,
-    ports: { accounts, delivery: deliveryLifecycle, links, lists, lookup, webhooks },
+    ports: { accounts, delivery: deliveryLifecycle, links, lists, lookup, webhooks, smpp: smppMessages },
   });
   // One line per kind of row only Pigeon reads, with its PRUNE_*_AFTER age.
   const pruneTasks: PruneTask[] = [
@@ -445,9 +445,8 @@ export async function createDeps(
     },
     { name: 'console_sessions', keepMs: 0, prune: (now, limit) => consoleSessions.pruneExpired(now, limit) },
     // Receipts nobody bound to take before DLR_WAIT, and the marks of SMPP campaigns past PRUNE_EVENTS_AFTER.
-    pruneTask('smpp_submits', config.PRUNE_EVENTS_AFTER, (before, limit) =>
-      smppMessages.prune(clock.now(), before, limit),
-    ),
+    { name: 'smpp_outbox', keepMs: 0, prune: (_before, limit) => smppMessages.pruneOutbox(limit) },
+    pruneTask('smpp_submits', config.PRUNE_EVENTS_AFTER, smppMessages.pruneSubmits),
   ];
   return {
     config,

@@ -61,21 +61,43 @@ export const smppMessagesRepo = {
     await db.deleteFrom('smpp_outbox').where('id', 'in', ids).execute();
   },
 
-  /** Deletes up to `limit` outbox rows expired by `now`, and submits older than `before`; how many. */
-  async prune(db: Executor, now: number, before: number, limit: number): Promise<number> {
-    const expired = await db
+  /** Deletes up to `limit` outbox rows expired by `now`; how many. */
+  async pruneOutbox(db: Executor, now: number, limit: number): Promise<number> {
+    const deleted = await db
       .deleteFrom('smpp_outbox')
       .where('id', 'in', (q) =>
         q.selectFrom('smpp_outbox').select('id').where('expires_at', '<=', now).limit(limit),
       )
       .executeTakeFirst();
-    const old = await db
+    return Number(deleted.numDeletedRows);
+  },
+
+  /** Deletes up to `limit` submits older than `before`; how many. */
+  async pruneSubmits(db: Executor, before: number, limit: number): Promise<number> {
+    const deleted = await db
       .deleteFrom('smpp_submits')
       .where('campaign_id', 'in', (q) =>
         q.selectFrom('smpp_submits').select('campaign_id').where('created_at', '<', before).limit(limit),
       )
       .executeTakeFirst();
-    return Number(expired.numDeletedRows) + Number(old.numDeletedRows);
+    return Number(deleted.numDeletedRows);
+  },
+
+  /** Deletes the outbox rows from `number` (a receipt's recipient, a reply's sender), of `userIds` or all. */
+  async eraseNumber(
+    db: Executor,
+    number: string,
+    accountIds: readonly number[] | undefined,
+  ): Promise<number> {
+    let query = db.deleteFrom('smpp_outbox').where('source_addr', '=', number);
+    if (accountIds !== undefined) {
+      if (accountIds.length === 0) return 0;
+      query = query.where('smpp_user_id', 'in', (q) =>
+        q.selectFrom('smpp_users').select('id').where('account_id', 'in', accountIds),
+      );
+    }
+    const deleted = await query.executeTakeFirst();
+    return Number(deleted.numDeletedRows);
   },
 
   /** A deleted user's rows. */

@@ -5,6 +5,7 @@
 // declares), and drained as deliver_sm by the process serving the user's receiver and transceiver binds.
 import type { CampaignResult, SendingService } from '../campaigns/sending.service.ts';
 import type { Clock } from '../shared/clock.ts';
+import type { ErasedCounts, Erasure } from '../shared/erasure.ts';
 import { ApiError, Status } from '../shared/errors.ts';
 import { zonedTime } from '../shared/zoned-time.ts';
 import { DlrStatus } from '../sms/dlr-status.ts';
@@ -204,9 +205,13 @@ export function createSmppMessagesService(deps: {
       return smppMessagesRepo.deleteOutbox(db, ids);
     },
 
-    /** Expired outbox rows, and marks of campaigns older than `before`; for the prune job. */
-    prune(now: number, before: number, limit: number): Promise<number> {
-      return smppMessagesRepo.prune(db, now, before, limit);
+    /** The prune job's tasks: outbox rows past DLR_WAIT, and marks of campaigns older than `before`. */
+    pruneOutbox: (limit: number) => smppMessagesRepo.pruneOutbox(db, clock.now(), limit),
+    pruneSubmits: (before: number, limit: number) => smppMessagesRepo.pruneSubmits(db, before, limit),
+
+    /** A number's erasure (GDPR): the receipts and replies about it still waiting, in the erasure's transaction. */
+    async eraseNumber(tx: Executor, erasure: Erasure): Promise<ErasedCounts> {
+      return { smpp_outbox: await smppMessagesRepo.eraseNumber(tx, erasure.number, erasure.accountIds) };
     },
   };
 }

@@ -259,6 +259,7 @@ describeEachDialect(
           balance_notifications: 1,
           accounts: 1,
           invoices: 1,
+          smpp_outbox: 0,
         },
       });
 
@@ -393,6 +394,7 @@ describeEachDialect(
         balance_notifications: 1,
         accounts: 1,
         invoices: 1,
+        smpp_outbox: 0,
       });
       expect(await traces(erased)).toEqual([]);
       expect((await traces(kept)).length).toBe(keptBefore.length);

@@ -11,6 +11,16 @@ import { bindEsme, type Esme, startSmppServer } from './smpp-client.ts';
 
 const gsm = (text: string) => Buffer.from(encodeGsm7(text));
 
+/** A submit_sm of `text` from MyShop to `destination`, with receipts asked for unless `fields` say otherwise. */
+const submitText = (esme: Esme, destination: string, text: string, fields: Record<string, unknown> = {}) =>
+  esme.request('submit_sm', {
+    source_addr: 'MyShop',
+    destination_addr: destination,
+    registered_delivery: 1,
+    short_message: gsm(text),
+    ...fields,
+  });
+
 describeEachDialect('SMPP server receipts', (h) => {
   let server: SmppServer;
   let port: number;
@@ -41,13 +51,7 @@ describeEachDialect('SMPP server receipts', (h) => {
   it('keeps the receipt of a transmitter-only user until a receiver binds, then sends it with its TLVs', async () => {
     const { esme: tx } = await bindEsme(port, 'transmitter', 'dlr', 'pw');
     open.push(tx);
-    const resp = await tx.request('submit_sm', {
-      source_addr: 'MyShop',
-      destination_addr: '33612345101',
-      data_coding: 0,
-      registered_delivery: 1,
-      short_message: gsm('Your code is 1234, valid 5 minutes'),
-    });
+    const resp = await submitText(tx, '33612345101', 'Your code is 1234, valid 5 minutes');
     expect(resp.command_status).toBe(0);
     const id = resp.message_id as string;
     await waitFor(async () => (await waiting()) === 1, 'the receipt kept in the outbox');
@@ -77,18 +81,8 @@ describeEachDialect('SMPP server receipts', (h) => {
   it('sends receipts to a transceiver at once, and none when registered_delivery did not ask', async () => {
     const { esme: trx } = await bindEsme(port, 'transceiver', 'dlr', 'pw');
     open.push(trx);
-    const asked = await trx.request('submit_sm', {
-      source_addr: 'MyShop',
-      destination_addr: '33612345102',
-      registered_delivery: 0x11,
-      short_message: gsm('one'),
-    });
-    const unasked = await trx.request('submit_sm', {
-      source_addr: 'MyShop',
-      destination_addr: '33612345103',
-      registered_delivery: 0,
-      short_message: gsm('two'),
-    });
+    const asked = await submitText(trx, '33612345102', 'one', { registered_delivery: 0x11 });
+    const unasked = await submitText(trx, '33612345103', 'two', { registered_delivery: 0 });
     expect(unasked.command_status).toBe(0);
     await waitFor(
       () => trx.delivered.some((d) => d.receipted_message_id === asked.message_id),
@@ -133,14 +127,22 @@ describeEachDialect('SMPP server receipts', (h) => {
     for (const esme of open.splice(0)) await esme.close();
   });
 
+  it('forgets a waiting receipt when its number is erased', async () => {
+    const { esme: tx } = await bindEsme(port, 'transmitter', 'dlr', 'pw');
+    open.push(tx);
+    const r = await submitText(tx, '33612345106', 'to be erased');
+    expect(r.command_status).toBe(0);
+    await waitFor(async () => (await waiting()) === 1, 'the receipt kept in the outbox');
+    const report = await h().deps.services.erase.eraseForOperator('33612345106');
+    expect(report.removed.smpp_outbox).toBe(1);
+    expect(await waiting()).toBe(0);
+    for (const esme of open.splice(0)) await esme.close();
+  });
+
   it('sends a reply to a message of the user as a deliver_sm to its bind', async () => {
     const { esme: trx } = await bindEsme(port, 'transceiver', 'dlr', 'pw');
     open.push(trx);
-    const r = await trx.request('submit_sm', {
-      source_addr: '33700000001',
-      destination_addr: '33612345104',
-      short_message: gsm('Reply YES or NO'),
-    });
+    const r = await submitText(trx, '33612345104', 'Reply YES or NO', { source_addr: '33700000001' });
     expect(r.command_status).toBe(0);
     await waitFor(async () => {
       const rows = await h()
