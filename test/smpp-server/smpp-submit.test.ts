@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { SmppServer } from '../../src/smpp-server/smpp-server.ts';
 import { encodeGsm7, encodeUcs2 } from '../../src/sms/segments.ts';
 import { call, describeEachDialect, type TestAccount } from '../helpers/harness.ts';
-import { bindEsme, type Esme, startSmppServer } from './smpp-client.ts';
+import { bindEsme, connectEsme, type Esme, startSmppServer } from './smpp-client.ts';
 
 const gsm = (text: string) => Buffer.from(encodeGsm7(text));
 const ucs2 = (text: string) => Buffer.from(encodeUcs2(text));
@@ -184,6 +184,26 @@ describeEachDialect('SMPP server submit_sm', (h) => {
     } finally {
       await slowEsme.close();
     }
+  });
+
+  it('refuses an invalid sender (0x0A) and a submit before any bind (0x04), charging nothing', async () => {
+    const before = await credits();
+    expect(
+      (await submit({ source_addr: 'ab', destination_addr: number(), short_message: gsm('hi') }))
+        .command_status,
+    ).toBe(0x0a);
+    const unbound = await connectEsme(port);
+    try {
+      const r = await unbound.request('submit_sm', {
+        source_addr: 'Shop',
+        destination_addr: number(),
+        short_message: gsm('hi'),
+      });
+      expect(r.command_status).toBe(0x04);
+    } finally {
+      await unbound.close();
+    }
+    expect(await credits()).toBe(before);
   });
 
   it('refuses submit_sm on a receiver bind (0x04)', async () => {
