@@ -39,6 +39,7 @@ export async function smppServerFromConfig(deps: {
       brakeWindowMs: durationMs(config.RATE_LIMIT_AUTH_WINDOW),
       pollMs: outboxPollMs,
       concatTtlMs,
+      userCheckMs: 5_000,
     },
   });
   const host = config.SMPP_SERVER_HOST ?? config.HOST;

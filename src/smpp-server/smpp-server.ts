@@ -30,6 +30,8 @@ export interface SmppServerOptions {
   pollMs: number;
   /** How long the parts of a long message wait for the rest. */
   concatTtlMs: number;
+  /** How often the users bound are checked: the binds of one deleted meanwhile are closed. */
+  userCheckMs: number;
 }
 
 export interface Log {
@@ -63,7 +65,7 @@ function partIdSource() {
 }
 
 export function createSmppServer(deps: {
-  users: Pick<SmppUsersService, 'authenticate'>;
+  users: Pick<SmppUsersService, 'authenticate' | 'existing'>;
   messages: SmppMessagesService;
   clock: Clock;
   log: Log;
@@ -78,6 +80,21 @@ export function createSmppServer(deps: {
   const concatenation = createConcatenation({ ttlMs: options.concatTtlMs, maxPending: 1000, now });
   const partIdsOf = partIdSource();
   const listeners: net.Server[] = [];
+
+  /** Closes the binds of users deleted since they bound (`smpp-user delete`, DELETE /smpp/user). */
+  async function closeDeleted(): Promise<void> {
+    if (byUser.size === 0) return;
+    const bound = [...byUser.keys()];
+    const existing = await deps.users.existing(bound);
+    for (const userId of bound) {
+      if (existing.has(userId)) continue;
+      for (const session of byUser.get(userId) ?? []) {
+        log.warn({ systemId: session.user?.systemId }, 'SMPP server: user deleted; its bind is closed');
+        session.socket.destroy();
+      }
+    }
+  }
+  let userCheck: NodeJS.Timeout | undefined;
 
   const receivers = () => {
     const found = new Map<number, SmppSession[]>();
@@ -210,7 +227,15 @@ export function createSmppServer(deps: {
         host,
         port,
       ),
-    start: () => pump.start(),
+    start(): void {
+      pump.start();
+      userCheck = setInterval(() => {
+        closeDeleted().catch((error: Error) =>
+          log.warn({ err: error.message }, 'SMPP server: checking bound users failed'),
+        );
+      }, options.userCheckMs);
+      userCheck.unref();
+    },
     /** Receipts or replies may be waiting: read the outbox now. */
     wake: () => pump.wake(),
     /** The ports listened on, plain first (for tests, and logs when the port given was 0). */
@@ -220,6 +245,7 @@ export function createSmppServer(deps: {
     /** Stops listening, unbinds nobody politely: closes every connection. */
     async close(): Promise<void> {
       pump.stop();
+      if (userCheck) clearInterval(userCheck);
       await Promise.all(
         listeners.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))),
       );

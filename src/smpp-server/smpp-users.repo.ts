@@ -22,6 +22,13 @@ export const smppUsersRepo = {
     return query.execute();
   },
 
+  /** Which of `ids` still exist. */
+  async existing(db: Executor, ids: readonly number[]): Promise<number[]> {
+    if (ids.length === 0) return [];
+    const rows = await db.selectFrom('smpp_users').select('id').where('id', 'in', ids).execute();
+    return rows.map((r) => Number(r.id));
+  },
+
   /** Deletes the user named `systemId` (of `accountId` when given); returns its id, or undefined for none. */
   async delete(db: Executor, systemId: string, accountId: number | undefined): Promise<number | undefined> {
     let query = db.deleteFrom('smpp_users').where('system_id', '=', systemId);

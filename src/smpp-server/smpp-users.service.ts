@@ -165,6 +165,11 @@ export function createSmppUsersService(deps: {
     deleteAny: (systemId: string) => remove(systemId, undefined),
     delete: (auth: AuthContext, systemId: string) => remove(systemId, auth.accountId),
 
+    /** Which of the users bound now still exist: the binds of a deleted one are closed. */
+    async existing(ids: readonly number[]): Promise<Set<number>> {
+      return new Set(await smppUsersRepo.existing(db, ids));
+    },
+
     /**
      * Checks a bind's credentials and address: the user, or why it is refused. The password is checked even
      * for an unknown system_id's bind (against nothing), so both take the same time.

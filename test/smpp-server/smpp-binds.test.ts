@@ -116,6 +116,25 @@ describeEachDialect('SMPP server binds', (h) => {
   });
 });
 
+describeEachDialect('SMPP server: a deleted user', (h) => {
+  it('loses the binds it had: they are closed, and new ones refused', async () => {
+    const { server, port } = await startSmppServer(h());
+    try {
+      const account = await h().account();
+      await h().deps.services.smppUsers.createForAccount(account.id, { system_id: 'gone', password: 'pw' });
+      const { esme, resp } = await bindEsme(port, 'transceiver', 'gone', 'pw');
+      expect(resp.command_status).toBe(0);
+      await h().deps.services.smppUsers.deleteAny('gone');
+      await waitFor(() => esme.closed, 'the deleted user’s bind closed');
+      const again = await bindEsme(port, 'transceiver', 'gone', 'pw');
+      expect(again.resp.command_status).toBe(0x0f);
+      await again.esme.close();
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('SMPP users', () => {
   it('is checked at creation: 8 characters at most for the password, 15 for the system_id', async () => {
     const { createHarness } = await import('../helpers/harness.ts');

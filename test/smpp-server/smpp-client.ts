@@ -77,6 +77,7 @@ export async function startSmppServer(
       brakeWindowMs: 60_000,
       pollMs: 20,
       concatTtlMs: 60_000,
+      userCheckMs: 20,
     },
   });
   const port = await server.listen('127.0.0.1', 0);
