@@ -4,7 +4,8 @@
 //   (a) POST /send, 1 recipient, 64 connections (autocannon): requests/s;
 //   (b) submit_sm over 4 transceiver binds, 100 in flight on each (a windowed client on the `smpp` package,
 //       registered_delivery 1): submits/s accepted, and submit → receipt latency (submit_sm sent to the
-//       deliver_sm of its receipt, through the delivery worker, the simulator and the outbox).
+//       deliver_sm of its receipt, through the delivery worker, the simulator and the outbox);
+//   (c) the same at a fixed offered rate, a quarter of (b)'s: the receipts' latency below saturation.
 // Run: npm run bench -- smpp-server    (BENCH_SMPP_SECONDS shortens or lengthens each run; default 10).
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -135,7 +136,11 @@ const percentile = (sorted: number[], p: number) =>
     ? Number.NaN
     : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
-async function smppRate(): Promise<number> {
+/**
+ * submit_sm over `binds` transceivers: as fast as a window of 100 per bind allows, or at `pacedPerSecond`
+ * (submits spread over 10 ms ticks), the receipts' latency measured either way.
+ */
+async function smppRate(pacedPerSecond?: number): Promise<number> {
   const pigeon = await startPigeon();
   const sessions: Session[] = [];
   try {
@@ -160,8 +165,7 @@ async function smppRate(): Promise<number> {
       sessions.push(session);
     }
     let n = 0;
-    const pump = (session: Session) => {
-      if (!running) return;
+    const submitOne = (session: Session, next?: () => void) => {
       const started = performance.now();
       session.submit_sm(
         {
@@ -178,11 +182,24 @@ async function smppRate(): Promise<number> {
               sentAt.set(resp.message_id as string, started);
             }
           } else refused++;
-          pump(session);
+          next?.();
         },
       );
     };
-    for (const session of sessions) for (let i = 0; i < window; i++) pump(session);
+    const pump = (session: Session) => {
+      if (running) submitOne(session, () => pump(session));
+    };
+    let ticker: NodeJS.Timeout | undefined;
+    if (pacedPerSecond === undefined) {
+      for (const session of sessions) for (let i = 0; i < window; i++) pump(session);
+    } else {
+      let owed = 0;
+      let turn = 0;
+      ticker = setInterval(() => {
+        owed += pacedPerSecond / 100;
+        for (; owed >= 1 && running; owed--) submitOne(sessions[turn++ % sessions.length]);
+      }, 10);
+    }
     await new Promise((resolve) => setTimeout(resolve, 2000));
     measuring = true;
     const t0 = performance.now();
@@ -190,6 +207,7 @@ async function smppRate(): Promise<number> {
     measuring = false;
     const elapsed = (performance.now() - t0) / 1000;
     running = false;
+    if (ticker) clearInterval(ticker);
     // The receipts of the measured submits, up to 30 s more.
     for (const deadline = Date.now() + 30_000; latencies.length < accepted && Date.now() < deadline; ) {
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -197,7 +215,10 @@ async function smppRate(): Promise<number> {
     const sorted = [...latencies].sort((a, b) => a - b);
     const rate = accepted / elapsed;
     console.log(
-      `(b) submit_sm, ${binds} transceivers × ${window} in flight, ${seconds} s: ${Math.round(rate)} submits/s ` +
+      (pacedPerSecond === undefined
+        ? `(b) submit_sm, ${binds} transceivers × ${window} in flight, ${seconds} s: `
+        : `(c) submit_sm offered at ${pacedPerSecond}/s over ${binds} transceivers, ${seconds} s: `) +
+        `${Math.round(rate)} submits/s ` +
         `(${accepted} accepted, ${refused} refused); submit → receipt p50 ${Math.round(percentile(sorted, 50))} ms, ` +
         `p99 ${Math.round(percentile(sorted, 99))} ms (${latencies.length} of ${accepted} receipts in)`,
     );
@@ -212,4 +233,6 @@ export async function run(): Promise<void> {
   const http = await httpRate();
   const smppRateValue = await smppRate();
   console.log(`SMPP / HTTP: ${(smppRateValue / http).toFixed(2)}×`);
+  // The receipts' latency below saturation: a quarter of the rate just reached.
+  await smppRate(Math.max(50, Math.round(smppRateValue / 4 / 50) * 50));
 }
