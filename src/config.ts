@@ -144,6 +144,16 @@ export const ConfigSchema = Type.Object({
    * a warning logged, and the bind retried with the reconnection backoff.
    */
   SMPP_BIND_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 10_000 }),
+  /**
+   * Pigeon's own SMPP server (src/smpp-server), where customers' ESMEs bind with their account's SMPP users:
+   * plain SMPP on this port (unset: no SMPP server), on SMPP_SERVER_HOST (default HOST); SMPP over TLS on
+   * SMPP_SERVER_TLS_PORT with SMPP_SERVER_TLS_CERT and SMPP_SERVER_TLS_KEY (PEM files). Served by the API's role.
+   */
+  SMPP_SERVER_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+  SMPP_SERVER_HOST: Type.Optional(Type.String({ minLength: 1 })),
+  SMPP_SERVER_TLS_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+  SMPP_SERVER_TLS_CERT: Type.Optional(Type.String({ minLength: 1 })),
+  SMPP_SERVER_TLS_KEY: Type.Optional(Type.String({ minLength: 1 })),
   SIM_DLR_DELAY_MS: Type.Integer({ minimum: 0, default: 1000 }),
   /** Receipt outcomes of the simulator and their weights. */
   SIM_OUTCOMES: Type.String({ default: 'DELIVRD=97,UNDELIV=2,EXPIRED=1' }),
@@ -283,6 +293,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const problems: string[] = [];
   if (config.TRANSPORT === 'smpp' && !config.SMPP_URL) {
     problems.push('SMPP_URL: required when TRANSPORT=smpp (smpp://system_id:password@host:port)');
+  }
+  if (
+    config.SMPP_SERVER_TLS_PORT !== undefined &&
+    (config.SMPP_SERVER_TLS_CERT === undefined || config.SMPP_SERVER_TLS_KEY === undefined)
+  ) {
+    throw new ConfigError(
+      'invalid configuration:\n  SMPP_SERVER_TLS_PORT: needs SMPP_SERVER_TLS_CERT and SMPP_SERVER_TLS_KEY (PEM files)',
+    );
   }
   // Bounded so a timer can hold them (Node's timers stop at about 24.8 days).
   for (const key of ['RATE_LIMIT_AUTH_WINDOW', 'SHUTDOWN_TIMEOUT'] as const) {

@@ -5,6 +5,7 @@ import { alertJobTiming } from './accounts/alert-worker.ts';
 import { type BalanceAlertsService, createBalanceAlertsService } from './accounts/balance-alerts.service.ts';
 import { type CreditsService, createCreditsService } from './accounts/credits.service.ts';
 import { createInvoicesService, type InvoicesService } from './accounts/invoices.service.ts';
+import { hashPassword, ipAllowed, isIpOrCidr, verifyPassword } from './accounts/secrets.ts';
 import { createTokensService, type TokensService } from './accounts/tokens.service.ts';
 import { type CampaignsService, createCampaignsService } from './campaigns/campaigns.service.ts';
 import { createListsService, type ListsService } from './campaigns/lists.service.ts';
@@ -47,6 +48,8 @@ import { createStatisticsService, type StatisticsService } from './reads/statist
 import { createRetentionService, type RetentionService } from './retention/retention.service.ts';
 import { type Clock, systemClock } from './shared/clock.ts';
 import { createNudges, ipcCarrier, type NudgeCarrier, type Nudges } from './shared/nudges.ts';
+import { createSmppMessagesService, type SmppMessagesService } from './smpp-server/smpp-messages.service.ts';
+import { createSmppUsersService, type SmppUsersService } from './smpp-server/smpp-users.service.ts';
 import { openStore, type Store } from './store/db.ts';
 import { migrate, migrations } from './store/migrate.ts';
 import { postgresNudges } from './store/notify.ts';
@@ -106,6 +109,10 @@ export interface Services {
   idempotency: IdempotencyService;
   /** The web console's sessions: sign-in, the cookie's caller, CSRF, a parent's switch into a sub-account. */
   console: ConsoleService;
+  /** SMPP credentials of accounts: the SMPP server's binds sign in with them (src/smpp-server). */
+  smppUsers: SmppUsersService;
+  /** SMPP users' submits as sends, and their receipts and replies queued for their binds (src/smpp-server). */
+  smppMessages: SmppMessagesService;
 }
 
 export interface Deps {
@@ -275,6 +282,8 @@ export async function createDeps(
       leaseGuardMs: deliveryLeaseGuardMs(config),
       dlrWaitMs: durationMs(config.DLR_WAIT),
     },
+    // Receipts of messages an SMPP user sent, queued for that user's binds (created below, called only later).
+    eventsWritten: (tx, events, now) => smppMessages.eventsWritten(tx, events, now),
   });
   const replies = createRepliesService({
     db,
@@ -299,6 +308,8 @@ export async function createDeps(
         fallbackSender: config.ALERT_SENDER,
       },
     },
+    // Replies to messages an SMPP user sent, queued for that user's binds.
+    eventsWritten: (tx, events, now) => smppMessages.eventsWritten(tx, events, now),
   });
   const deliveryLifecycle = createDeliveryLifecycleService({ db, clock });
   const connectors = createConnectorStatusService({ db });
@@ -331,6 +342,23 @@ export async function createDeps(
     routable: config.CONNECTORS_FILE
       ? (message) => findRoute(routing.routes, message) !== undefined
       : undefined,
+  });
+  const smppUsers = createSmppUsersService({
+    db,
+    clock,
+    passwords: { hash: hashPassword, verify: verifyPassword, isIpOrCidr, ipAllowed },
+    timezone: config.TIMEZONE,
+    accountExists: (accountId) =>
+      credits.credits(accountId).then(
+        () => true,
+        () => false,
+      ),
+  });
+  const smppMessages = createSmppMessagesService({
+    db,
+    clock,
+    sending,
+    options: { timezone: config.TIMEZONE, keepMs: durationMs(config.DLR_WAIT) },
   });
   const campaigns = createCampaignsService({ db, config, credits, links, delivery, deliveryLifecycle });
   const balanceAlerts = createBalanceAlertsService({
@@ -399,7 +427,7 @@ export async function createDeps(
   });
   const erase = createEraseService({
     db,
-    ports: { accounts, delivery: deliveryLifecycle, links, lists, lookup, webhooks },
+    ports: { accounts, delivery: deliveryLifecycle, links, lists, lookup, webhooks, smpp: smppMessages },
     truncateLog: store.truncateLog,
   });
   // One line per kind of row only Pigeon reads, with its PRUNE_*_AFTER age.
@@ -418,6 +446,9 @@ export async function createDeps(
       prune: (now, limit) => campaigns.pruneDailyCounts(now, limit),
     },
     { name: 'console_sessions', keepMs: 0, prune: (now, limit) => consoleSessions.pruneExpired(now, limit) },
+    // Receipts nobody bound to take before DLR_WAIT, and the marks of SMPP campaigns past PRUNE_EVENTS_AFTER.
+    { name: 'smpp_outbox', keepMs: 0, prune: (_before, limit) => smppMessages.pruneOutbox(limit) },
+    pruneTask('smpp_submits', config.PRUNE_EVENTS_AFTER, smppMessages.pruneSubmits),
   ];
   return {
     config,
@@ -453,6 +484,8 @@ export async function createDeps(
       erase,
       pruneTasks,
       console: consoleSessions,
+      smppUsers,
+      smppMessages,
     },
     urlGuard,
     nudges,

@@ -29,6 +29,11 @@ const usage = `usage: pigeon <command>
   token create ACCOUNT_ID --name NAME
   token list --account ID                 one JSON line per token of the account (never its secret)
   token revoke TOKEN_ID                   deletes the token: it stops working within a second
+  smpp-user create --account ID --system-id NAME --password PASS [--tps N] [--max-binds N] [--allow-ip A,B]
+                                          SMPP credentials of an account, for the SMPP server
+                                          (SMPP_SERVER_PORT); the password is at most 8 characters
+  smpp-user list [--account ID]           one JSON line per SMPP user
+  smpp-user delete SYSTEM_ID              its binds are refused from then on
   messages TICKET                         one JSON line per message of a campaign
   simulate mo --from NUMBER --text TEXT [--to SHORTCODE] [--connector NAME]
                                           a reply from a handset, as the carrier would deliver it
@@ -145,6 +150,10 @@ async function run(argv: string[]): Promise<void> {
       price: { type: 'string' },
       currency: { type: 'string' },
       account: { type: 'string' },
+      'system-id': { type: 'string' },
+      tps: { type: 'string' },
+      'max-binds': { type: 'string' },
+      'allow-ip': { type: 'string' },
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -246,6 +255,34 @@ async function run(argv: string[]): Promise<void> {
         deps.services.tokens.createTokenForCli(accountId, values.name!),
       );
       return print({ token_id, token });
+    }
+    case 'smpp-user': {
+      if (sub === 'create') {
+        if (!values.account || !values['system-id'] || values.password === undefined)
+          throw new UsageError('smpp-user create needs --account, --system-id and --password');
+        const accountId = needId(values.account, '--account');
+        const created = await withDeps(config, (deps) =>
+          deps.services.smppUsers.createForAccount(accountId, {
+            system_id: values['system-id'],
+            password: values.password,
+            tps: values.tps,
+            max_binds: values['max-binds'],
+            allowed_ips: values['allow-ip'],
+          }),
+        );
+        return print(created);
+      }
+      if (sub === 'list') {
+        const accountId = values.account === undefined ? undefined : needId(values.account, '--account');
+        const users = await withDeps(config, (deps) => deps.services.smppUsers.list(accountId));
+        return writeOut(users.map((u) => `${JSON.stringify(u)}\n`).join(''));
+      }
+      if (sub === 'delete') {
+        if (!rest[0]) throw new UsageError('smpp-user delete needs a SYSTEM_ID');
+        const deleted = await withDeps(config, (deps) => deps.services.smppUsers.deleteAny(rest[0]));
+        return print({ deleted: deleted });
+      }
+      throw new UsageError('unknown smpp-user command; try: smpp-user create, list or delete');
     }
     case 'messages': {
       if (!sub) throw new UsageError('messages needs a TICKET');

@@ -31,6 +31,8 @@ import { readsRoutes } from './reads/reads.routes.ts';
 import { statisticsRoutes } from './reads/statistics.routes.ts';
 import { retentionRoutes } from './retention/retention.routes.ts';
 import { createRetentionJob } from './retention/retention-job.ts';
+import { smppServerFromConfig } from './smpp-server/smpp-server-config.ts';
+import { smppUsersRoutes } from './smpp-server/smpp-users.routes.ts';
 import { createFirstStatistics } from './store/first-statistics.ts';
 import { dispatcherFromConfig } from './webhooks/dispatch-policy.ts';
 import { webhooksRoutes } from './webhooks/webhooks.routes.ts';
@@ -85,6 +87,7 @@ export function buildApi(
       (api) => consumptionRoutes(api, services.consumption),
       (api) => eraseRoutes(api, services.erase),
       (api) => statisticsRoutes(api, services.statistics),
+      (api) => smppUsersRoutes(api, services.smppUsers),
     ],
   });
 }
@@ -129,6 +132,12 @@ export async function startRuntime(deps: Deps): Promise<Running> {
     });
     folder.start();
     stops.push({ name: 'click fold', stop: () => folder.stop() });
+    // Beside the API: customers' SMPP clients send through their account as its HTTP clients do.
+    const smppServer = await smppServerFromConfig(deps);
+    if (smppServer) {
+      deps.nudges.on('events', () => smppServer.wake());
+      stops.unshift({ name: 'SMPP server', stop: () => smppServer.close() });
+    }
   }
   if (serves.delivery) {
     const transport = createTransport(config, logger, deps.ops.metrics?.smpp, deps.routing);

@@ -16,6 +16,7 @@ import { ListPage } from './pages/list.tsx';
 import { ListsPage } from './pages/lists.tsx';
 import { SendPage } from './pages/send.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
+import { SmppUsersPage } from './pages/smpp-users.tsx';
 import { SubAccountsPage } from './pages/sub-accounts.tsx';
 import { TokensPage } from './pages/tokens.tsx';
 import { WebhookPage } from './pages/webhook.tsx';
@@ -34,6 +35,7 @@ const routes: { path: string; title: string; page: (params: Record<string, strin
     { path: '/lists/:id', title: 'List', page: (p) => <ListPage id={p.id} /> },
     { path: '/blacklist', title: 'Blacklist and NPAI', page: () => <BlacklistPage /> },
     { path: '/tokens', title: 'API tokens', page: () => <TokensPage /> },
+    { path: '/smpp-users', title: 'SMPP users', page: () => <SmppUsersPage /> },
     { path: '/webhooks', title: 'Webhooks', page: () => <WebhooksPage /> },
     { path: '/webhooks/:id', title: 'Webhook', page: (p) => <WebhookPage id={p.id} /> },
     { path: '/alert', title: 'Balance alert', page: () => <AlertPage /> },
@@ -47,6 +49,7 @@ const nav: { path: string; label: string }[] = [
   { path: '/lists', label: 'Lists' },
   { path: '/blacklist', label: 'Blacklist' },
   { path: '/tokens', label: 'Tokens' },
+  { path: '/smpp-users', label: 'SMPP' },
   { path: '/webhooks', label: 'Webhooks' },
   { path: '/alert', label: 'Balance alert' },
   { path: '/sub-accounts', label: 'Sub-accounts' },

@@ -10,7 +10,7 @@ import { countryOf } from '../sms/numbers.ts';
 import type { Encoding } from '../sms/segments.ts';
 import type { Db, DialectName, Executor } from '../store/db.ts';
 import { createLeaseHolder } from '../store/lease-holder.ts';
-import { appendEvents, type NewEvent } from '../store/outbox.ts';
+import { appendEvents as appendToOutbox, type NewEvent } from '../store/outbox.ts';
 import { messagePartsRepo, type OpenPart } from './message-parts.repo.ts';
 import { type ClaimedMessage, messagesRepo } from './messages.repo.ts';
 import { dlrStatusOf, isFinalStat, smscIdForms } from './receipt.ts';
@@ -94,6 +94,12 @@ export interface DeliveryOptions {
   dlrWaitMs: number;
 }
 
+/**
+ * Told, inside the transaction that appends them to the outbox, of the DLR and MO events delivery writes: how
+ * the SMPP server (src/smpp-server) queues the receipts and replies of the messages its users sent.
+ */
+export type EventsWritten = (tx: Executor, events: readonly NewEvent[], now: number) => Promise<void>;
+
 export type DeliveryService = ReturnType<typeof createDeliveryService>;
 
 /** The campaign a send's messages belong to, as `enqueue` stores them. */
@@ -150,8 +156,15 @@ export function createDeliveryService(deps: {
   numberLists: Pick<NumberLists, 'addToNpai'>;
   campaigns: CampaignSettings;
   options: DeliveryOptions;
+  eventsWritten?: EventsWritten;
 }) {
   const { db, clock, options } = deps;
+  /** The outbox's append, and the `eventsWritten` port told in the same transaction. */
+  async function appendEvents(tx: Executor, events: readonly NewEvent[], now: number): Promise<void> {
+    if (events.length === 0) return;
+    await appendToOutbox(tx, events, now);
+    await deps.eventsWritten?.(tx, events, now);
+  }
   const npaiErrors = new Set(options.npaiErrors.map((e) => e.padStart(3, '0')));
   const leases = createLeaseHolder({
     db,

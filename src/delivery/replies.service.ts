@@ -6,7 +6,7 @@ import type { Clock } from '../shared/clock.ts';
 import { zonedTime } from '../shared/zoned-time.ts';
 import type { Db, Executor } from '../store/db.ts';
 import { appendEvents, type NewEvent } from '../store/outbox.ts';
-import type { NumberLists } from './delivery.service.ts';
+import type { EventsWritten, NumberLists } from './delivery.service.ts';
 import { type ClaimedMessage, messagesRepo } from './messages.repo.ts';
 import { type ReplyType, repliesRepo } from './replies.repo.ts';
 import { answerSender, type KeywordLists, keywordMatcher } from './reply-keywords.ts';
@@ -52,6 +52,8 @@ export function createRepliesService(deps: {
   numberLists: Pick<NumberLists, 'addToBlacklist' | 'removeFromBlacklist'>;
   answers: AnswerSms;
   options: RepliesOptions;
+  /** Told of the reply's event in its transaction (the SMPP server's replies to its users). */
+  eventsWritten?: EventsWritten;
 }) {
   const { db, clock, options } = deps;
   const keywordOf = keywordMatcher(options.keywords);
@@ -144,7 +146,9 @@ export function createRepliesService(deps: {
       gsmsmsid: last.gsmsmsid,
       received_at: now,
     });
-    await appendEvents(tx, [replyEvent(last, type, from, text, now)], now);
+    const events = [replyEvent(last, type, from, text, now)];
+    await appendEvents(tx, events, now);
+    await deps.eventsWritten?.(tx, events, now);
     if (keyword === 'START') return { type, accountId: last.account_id, text, keyword };
     if (keyword === 'HELP') return { type, accountId: last.account_id, text, keyword, answered };
     return { type, accountId: last.account_id, text };

@@ -14,6 +14,7 @@ const arrayPaths = new Set([
   'blacklist.contacts.gsm',
   'npai.contacts.gsm',
   'token.allowed_ips',
+  'smpp_user.allowed_ips',
 ]);
 
 const maxDepth = 32;

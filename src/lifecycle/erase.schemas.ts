@@ -20,6 +20,7 @@ export const erasedKinds = [
   'balance_notifications',
   'accounts',
   'invoices',
+  'smpp_outbox',
 ] as const;
 
 const count = Type.Integer({ minimum: 0 });

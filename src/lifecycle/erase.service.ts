@@ -36,6 +36,8 @@ export interface ErasePorts {
   lists: { eraseNumber(tx: Executor, erasure: Erasure): Promise<ErasedCounts> };
   lookup: { eraseNumber(tx: Executor, erasure: Erasure): Promise<ErasedCounts> };
   webhooks: { eraseNumber(tx: Executor, erasure: Erasure): Promise<ErasedCounts> };
+  /** The SMPP server's receipts and replies waiting for a bind. */
+  smpp: { eraseNumber(tx: Executor, erasure: Erasure): Promise<ErasedCounts> };
 }
 
 export interface ErasureReport<Accounts = string[]> {
@@ -88,6 +90,7 @@ export function createEraseService(deps: {
         ...(await ports.lists.eraseNumber(tx, erasure)),
         ...(await ports.lookup.eraseNumber(tx, erasure)),
         ...(await ports.webhooks.eraseNumber(tx, erasure)),
+        ...(await ports.smpp.eraseNumber(tx, erasure)),
         ...(await ports.accounts.eraseNumber(tx, erasure)),
       };
     });

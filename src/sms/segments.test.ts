@@ -1,6 +1,6 @@
 import { SegmentedMessage } from 'sms-segments-calculator';
 import { describe, expect, it } from 'vitest';
-import { countSegments, encodeGsm7, encodeUcs2, encodingOf, splitSegments } from './segments.ts';
+import { countSegments, decodeGsm7, encodeGsm7, encodeUcs2, encodingOf, splitSegments } from './segments.ts';
 
 const gsmBasic =
   '@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?' +
@@ -78,6 +78,17 @@ describe('segments: UCS-2', () => {
 
   it('encodes UTF-16 big-endian', () => {
     expect([...encodeUcs2('aé😀')]).toEqual([0x00, 0x61, 0x00, 0xe9, 0xd8, 0x3d, 0xde, 0x00]);
+  });
+});
+
+describe('segments: GSM-7 decoding (data_coding 0, one septet per octet)', () => {
+  it('reads back every basic and extension character it encodes', () => {
+    const text = `${gsmBasic}${gsmExtension}`;
+    expect(decodeGsm7(encodeGsm7(text))).toBe(text);
+  });
+
+  it('reads an escape before a septet with no extension as the basic character, and drops a trailing escape', () => {
+    expect(decodeGsm7(Uint8Array.from([0x1b, 0x41, 0x42, 0x1b]))).toBe('AB');
   });
 });
 

@@ -170,3 +170,26 @@ export function encodeUcs2(text: string): Uint8Array {
   }
   return out;
 }
+
+/** Characters by extension septet (after the escape 0x1B). */
+const extensionChars = new Map(Object.entries(extensionSeptets).map(([char, value]) => [value, char]));
+
+/**
+ * Text of GSM-7 septets, unpacked (one per byte, as SMPP's data_coding 0 carries them): 0x1B followed by a
+ * septet is that septet's extension character; an escape before a septet with none reads as its basic
+ * character (23.038's fallback), and a septet value above 0x7F as its low seven bits.
+ */
+export function decodeGsm7(septets: Uint8Array): string {
+  let text = '';
+  for (let i = 0; i < septets.length; i++) {
+    const value = septets[i] & 0x7f;
+    if (value === escapeSeptet) {
+      if (i + 1 >= septets.length) break;
+      const next = septets[++i] & 0x7f;
+      text += extensionChars.get(next) ?? basicAlphabet[next];
+      continue;
+    }
+    text += basicAlphabet[value];
+  }
+  return text;
+}

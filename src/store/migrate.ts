@@ -29,7 +29,8 @@ import * as campaignClicks from './migrations/026-campaign-clicks.ts';
 import * as webhookFormat from './migrations/027-webhook-format.ts';
 import * as retentionSurvey from './migrations/028-retention-survey.ts';
 import * as campaignSystem from './migrations/029-campaign-system.ts';
-import * as hotForeignKeys from './migrations/032-hot-foreign-keys.ts';
+import * as smppServer from './migrations/030-smpp-server.ts';
+import * as hotForeignKeys from './migrations/031-hot-foreign-keys.ts';
 
 /** Migrations in order; each is told the dialect so column types can differ where they must. */
 export const migrations = {
@@ -62,7 +63,8 @@ export const migrations = {
   '027-webhook-format': webhookFormat,
   '028-retention-survey': retentionSurvey,
   '029-campaign-system': campaignSystem,
-  '032-hot-foreign-keys': hotForeignKeys,
+  '030-smpp-server': smppServer,
+  '031-hot-foreign-keys': hotForeignKeys,
 };
 
 /** Applies every pending migration. Safe to run from several processes at once (Kysely takes a lock). */

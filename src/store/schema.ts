@@ -477,6 +477,46 @@ export interface ConnectorStatusTable {
   updated_at: number;
 }
 
+/** An account's SMPP credentials (migration 030): binds of the SMPP server sign in with them. */
+export interface SmppUsersTable {
+  id: Generated<number>;
+  account_id: number;
+  system_id: string;
+  password_hash: string;
+  /** Submits per second across the user's binds; 0 for no limit. */
+  tps: number;
+  max_binds: number;
+  /** JSON array of IPs or CIDRs, or null for any address. */
+  allowed_ips: string | null;
+  created_at: number;
+}
+
+/** A campaign sent by an SMPP user's submit_sm (migration 030): where its receipts and replies go. */
+export interface SmppSubmitsTable {
+  campaign_id: number;
+  smpp_user_id: number;
+  source_addr: string;
+  registered_delivery: number;
+  /** The ids of a long message's earlier parts that asked for a receipt, comma-separated; else null. */
+  part_ids: string | null;
+  text_head: string;
+  created_at: number;
+}
+
+/** A receipt or reply waiting for a receiver or transceiver bind of its SMPP user (migration 030). */
+export interface SmppOutboxTable {
+  id: Generated<number>;
+  smpp_user_id: number;
+  kind: string;
+  source_addr: string;
+  destination_addr: string;
+  text: string;
+  message_id: string | null;
+  message_state: number | null;
+  created_at: number;
+  expires_at: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   credit_ledger: CreditLedgerTable;
@@ -511,6 +551,9 @@ export interface Database {
   daily_message_counts: DailyMessageCountsTable;
   connector_status: ConnectorStatusTable;
   console_sessions: ConsoleSessionsTable;
+  smpp_users: SmppUsersTable;
+  smpp_submits: SmppSubmitsTable;
+  smpp_outbox: SmppOutboxTable;
 }
 
 /**
@@ -552,4 +595,7 @@ export const tableNames = Object.keys({
   daily_message_counts: true,
   connector_status: true,
   console_sessions: true,
+  smpp_users: true,
+  smpp_submits: true,
+  smpp_outbox: true,
 } satisfies Record<keyof Database, true>) as (keyof Database)[];

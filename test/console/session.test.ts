@@ -143,6 +143,7 @@ describe('console sessions', () => {
       ['Lists', 'Lists'],
       ['Blacklist', 'Blacklist and NPAI'],
       ['Tokens', 'API tokens'],
+      ['SMPP', 'SMPP users'],
       ['Webhooks', 'Webhooks'],
       ['Balance alert', 'Balance alert'],
       ['Sub-accounts', 'Sub-accounts'],
@@ -154,7 +155,7 @@ describe('console sessions', () => {
       expect(await page.locator('.notice-error').count()).toBe(0);
     }
     // Each page read something from the API, and every call carried the token: none was refused.
-    expect(calls.filter((c) => c.method === 'GET').length).toBeGreaterThanOrEqual(9);
+    expect(calls.filter((c) => c.method === 'GET').length).toBeGreaterThanOrEqual(10);
     expect(calls.filter((c) => c.csrf !== csrf_token)).toEqual([]);
     await context.close();
   });

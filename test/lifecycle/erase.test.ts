@@ -260,6 +260,7 @@ describeEachDialect(
           balance_notifications: 1,
           accounts: 1,
           invoices: 1,
+          smpp_outbox: 0,
         },
       });
 
@@ -394,6 +395,7 @@ describeEachDialect(
         balance_notifications: 1,
         accounts: 1,
         invoices: 1,
+        smpp_outbox: 0,
       });
       expect(await traces(erased)).toEqual([]);
       expect((await traces(kept)).length).toBe(keptBefore.length);

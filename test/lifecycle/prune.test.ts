@@ -206,6 +206,8 @@ describeEachDialect(
         idempotency_keys: 0,
         daily_message_counts: 0,
         console_sessions: 0,
+        smpp_outbox: 0,
+        smpp_submits: 0,
       });
       // Bounded: every statement asked for two rows at most, and a full one was followed by another.
       expect(statements.every(([, limit, n]) => limit === 2 && n <= 2)).toBe(true);

@@ -1,4 +1,4 @@
-// Migration 032: on PostgreSQL the foreign keys checked on every message are gone (each check locked the
+// Migration 031: on PostgreSQL the foreign keys checked on every message are gone (each check locked the
 // account's or the message's row); SQLite keeps them, so every write and delete order stays checked there.
 // Either way a send, its receipt and the purge of an erased number leave the ledger and the history whole.
 import { sql } from 'kysely';

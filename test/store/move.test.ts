@@ -269,6 +269,43 @@ describe.skipIf(!pgUrl)('pigeon move (SQLite to PostgreSQL)', () => {
         updated_at: now - 30_000,
       })
       .execute();
+    // The SMPP server's: a user, a campaign one of its submits became, a receipt waiting for its bind.
+    const smppUser = await h.deps.services.smppUsers.createForAccount(a.id, {
+      system_id: 'mover',
+      password: 'pw',
+    });
+    const [user] = await db
+      .selectFrom('smpp_users')
+      .select('id')
+      .where('system_id', '=', smppUser.system_id)
+      .execute();
+    const [campaign] = await db.selectFrom('campaigns').select('id').limit(1).execute();
+    await db
+      .insertInto('smpp_submits')
+      .values({
+        campaign_id: campaign.id,
+        smpp_user_id: user.id,
+        source_addr: 'MyShop',
+        registered_delivery: 1,
+        part_ids: null,
+        text_head: 'Hello',
+        created_at: now,
+      })
+      .execute();
+    await db
+      .insertInto('smpp_outbox')
+      .values({
+        smpp_user_id: user.id,
+        kind: 'receipt',
+        source_addr: '33612345678',
+        destination_addr: 'MyShop',
+        text: 'id:1 sub:001 dlvrd:001 submit date:2601050900 done date:2601050900 stat:DELIVRD err:003 text:Hello',
+        message_id: String(campaign.id),
+        message_state: 2,
+        created_at: now,
+        expires_at: now + 60_000,
+      })
+      .execute();
   }
 
   beforeAll(async () => {

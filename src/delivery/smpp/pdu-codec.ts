@@ -4,51 +4,16 @@
 // worker. Anything this file does not read (an MO's text and UDH, unusual codings) goes to the `smpp`
 // package's parser, which handles every case.
 
-export const CommandId = {
-  genericNack: 0x80000000,
-  bindReceiver: 0x00000001,
-  bindTransmitter: 0x00000002,
-  bindTransceiver: 0x00000009,
-  bindTransceiverResp: 0x80000009,
-  submitSm: 0x00000004,
-  submitSmResp: 0x80000004,
-  deliverSm: 0x00000005,
-  deliverSmResp: 0x80000005,
-  unbind: 0x00000006,
-  unbindResp: 0x80000006,
-  enquireLink: 0x00000015,
-  enquireLinkResp: 0x80000015,
-  alertNotification: 0x00000102,
-} as const;
+import { CommandId, headerLength, maxShortMessage, type SubmitSmFields, Tag } from '../../sms/smpp-wire.ts';
 
-export const headerLength = 16;
-/** Larger PDUs are refused as a broken stream: a submit_sm or deliver_sm is at most a few hundred bytes. */
-export const maxPduLength = 65_536;
-
-const Tag = {
-  receiptedMessageId: 0x001e,
-  messagePayload: 0x0424,
-  messageState: 0x0427,
-} as const;
-
-/** The most a short_message field holds; longer text goes in the message_payload TLV. */
-const maxShortMessage = 254;
-
-export interface PduHeader {
-  length: number;
-  commandId: number;
-  status: number;
-  sequence: number;
-}
-
-export function readHeader(buffer: Buffer, offset = 0): PduHeader {
-  return {
-    length: buffer.readUInt32BE(offset),
-    commandId: buffer.readUInt32BE(offset + 4),
-    status: buffer.readUInt32BE(offset + 8),
-    sequence: buffer.readUInt32BE(offset + 12),
-  };
-}
+export {
+  CommandId,
+  headerLength,
+  maxPduLength,
+  type PduHeader,
+  readHeader,
+  type SubmitSmFields,
+} from '../../sms/smpp-wire.ts';
 
 /** A PDU with no body: enquire_link, unbind and their answers, generic_nack. */
 export function encodeEmpty(commandId: number, sequence: number, status = 0): Buffer {
@@ -108,19 +73,6 @@ export function encodeBind(commandId: BindCommand, sequence: number, bind: BindF
 
 export function encodeBindTransceiver(sequence: number, bind: BindFields): Buffer {
   return encodeBind(CommandId.bindTransceiver, sequence, bind);
-}
-
-export interface SubmitSmFields {
-  sourceTon: number;
-  sourceNpi: number;
-  source: string;
-  destTon: number;
-  destNpi: number;
-  destination: string;
-  esmClass: number;
-  registeredDelivery: number;
-  dataCoding: number;
-  shortMessage: Buffer;
 }
 
 export function encodeSubmitSm(sequence: number, sm: SubmitSmFields): Buffer {

@@ -1,0 +1,204 @@
+// The SMPP 3.4 PDUs the server reads and writes, by hand: binds, submit_sm (fields and the TLVs of long
+// messages), enquire_link and unbind in; their answers, deliver_sm (receipts and replies) and generic_nack out.
+
+import {
+  CommandId as Command,
+  headerLength,
+  maxShortMessage,
+  type SubmitSmFields,
+  Tag,
+} from '../sms/smpp-wire.ts';
+
+export { Command };
+
+/**
+ * The command_status of each refusal (docs/smpp-server.md has the table). The 0x400 range is SMPP's
+ * vendor-specific one: Pigeon's filters have no standard code.
+ */
+export const CommandStatus = {
+  ESME_ROK: 0x00,
+  ESME_RINVMSGLEN: 0x01,
+  ESME_RINVCMDLEN: 0x02,
+  ESME_RINVCMDID: 0x03,
+  ESME_RINVBNDSTS: 0x04,
+  ESME_RALYBND: 0x05,
+  ESME_RSYSERR: 0x08,
+  ESME_RINVSRCADR: 0x0a,
+  ESME_RINVDSTADR: 0x0b,
+  ESME_RBINDFAIL: 0x0d,
+  ESME_RINVPASWD: 0x0e,
+  ESME_RINVSYSID: 0x0f,
+  ESME_RMSGQFUL: 0x14,
+  ESME_RINVESMCLASS: 0x43,
+  ESME_RSUBMITFAIL: 0x45,
+  ESME_RTHROTTLED: 0x58,
+  ESME_RINVOPTPARSTREAM: 0xc0,
+  /** The recipient is on the account's blacklist. */
+  blacklisted: 0x400,
+  /** The recipient is on the account's NPAI list (number does not exist). */
+  npai: 0x401,
+  /** The recipient's country is not allowed, or no route takes it. */
+  notAllowed: 0x402,
+  /** The account has not the credits the message's parts cost. */
+  outOfCredits: 0x403,
+  /** A data_coding other than 0, 1, 3 and 8. */
+  unsupportedCoding: 0x404,
+} as const;
+
+/** The body of a PDU did not hold what its command needs. */
+export class MalformedPdu extends Error {}
+
+class Reader {
+  at = headerLength;
+  constructor(private readonly pdu: Buffer) {}
+  get end(): number {
+    return this.pdu.length;
+  }
+  byte(): number {
+    if (this.at >= this.end) throw new MalformedPdu('PDU ends before its fields');
+    return this.pdu[this.at++];
+  }
+  cString(max: number): string {
+    const nul = this.pdu.indexOf(0, this.at);
+    if (nul < 0 || nul - this.at > max) throw new MalformedPdu('C-octet string unterminated or too long');
+    const value = this.pdu.toString('latin1', this.at, nul);
+    this.at = nul + 1;
+    return value;
+  }
+  bytes(length: number): Buffer {
+    if (this.at + length > this.end) throw new MalformedPdu('PDU ends inside a field');
+    const value = this.pdu.subarray(this.at, this.at + length);
+    this.at += length;
+    return value;
+  }
+  /** The TLVs left, by tag. */
+  tlvs(): Map<number, Buffer> {
+    const found = new Map<number, Buffer>();
+    while (this.at < this.end) {
+      if (this.at + 4 > this.end) throw new MalformedPdu('truncated TLV');
+      const tag = this.pdu.readUInt16BE(this.at);
+      const length = this.pdu.readUInt16BE(this.at + 2);
+      this.at += 4;
+      found.set(tag, this.bytes(length));
+    }
+    return found;
+  }
+}
+
+export interface Bind {
+  systemId: string;
+  password: string;
+  systemType: string;
+}
+
+export function readBind(pdu: Buffer): Bind {
+  const r = new Reader(pdu);
+  // Longer fields than SMPP allows are read anyway (and then refused as wrong credentials).
+  const systemId = r.cString(64);
+  const password = r.cString(64);
+  const systemType = r.cString(64);
+  return { systemId, password, systemType };
+}
+
+/** A submit_sm as received: its fields and its TLVs by tag. */
+export interface SubmitSm extends SubmitSmFields {
+  tlvs: Map<number, Buffer>;
+}
+
+export function readSubmitSm(pdu: Buffer): SubmitSm {
+  const r = new Reader(pdu);
+  r.cString(6); // service_type
+  const sourceTon = r.byte();
+  const sourceNpi = r.byte();
+  const source = r.cString(64);
+  const destTon = r.byte();
+  const destNpi = r.byte();
+  const destination = r.cString(64);
+  const esmClass = r.byte();
+  r.byte(); // protocol_id
+  r.byte(); // priority_flag
+  r.cString(17); // schedule_delivery_time
+  r.cString(17); // validity_period
+  const registeredDelivery = r.byte();
+  r.byte(); // replace_if_present_flag
+  const dataCoding = r.byte();
+  r.byte(); // sm_default_msg_id
+  const smLength = r.byte();
+  const shortMessage = r.bytes(smLength);
+  const tlvs = r.tlvs();
+  return {
+    sourceTon,
+    sourceNpi,
+    source,
+    destTon,
+    destNpi,
+    destination,
+    esmClass,
+    registeredDelivery,
+    dataCoding,
+    shortMessage,
+    tlvs,
+  };
+}
+
+function withHeader(commandId: number, status: number, sequence: number, body: Buffer[]): Buffer {
+  const length = headerLength + body.reduce((n, b) => n + b.length, 0);
+  const head = Buffer.allocUnsafe(headerLength);
+  head.writeUInt32BE(length, 0);
+  head.writeUInt32BE(commandId, 4);
+  head.writeUInt32BE(status, 8);
+  head.writeUInt32BE(sequence, 12);
+  return Buffer.concat([head, ...body], length);
+}
+
+const cString = (value: string) => Buffer.from(`${value}\0`, 'latin1');
+
+/** A PDU with no body: enquire_link_resp, unbind_resp, generic_nack, unbind. */
+export const encodeEmpty = (commandId: number, sequence: number, status = 0): Buffer =>
+  withHeader(commandId, status, sequence, []);
+
+/**
+ * A bind_*_resp or submit_sm_resp: its one C-octet string (system_id, message_id) when accepted; no body when
+ * refused (SMPP 3.4, 4.1.2 and 4.4.2).
+ */
+export const encodeResp = (commandId: number, sequence: number, status: number, value: string): Buffer =>
+  withHeader(commandId, status, sequence, status === 0 ? [cString(value)] : []);
+
+function tlv(tag: number, value: Buffer): Buffer {
+  const head = Buffer.allocUnsafe(4);
+  head.writeUInt16BE(tag, 0);
+  head.writeUInt16BE(value.length, 2);
+  return Buffer.concat([head, value]);
+}
+
+export interface DeliverSm {
+  source: string;
+  destination: string;
+  esmClass: number;
+  dataCoding: number;
+  text: Buffer;
+  receiptedMessageId?: string;
+  messageState?: number;
+}
+
+export function encodeDeliverSm(sequence: number, sm: DeliverSm): Buffer {
+  const inPayload = sm.text.length > maxShortMessage;
+  const fields = Buffer.concat([
+    cString(''), // service_type
+    Buffer.from([1, 1]), // source_addr_ton international, npi E.164
+    cString(sm.source),
+    Buffer.from([0, 0]),
+    cString(sm.destination),
+    Buffer.from([sm.esmClass, 0, 0]), // esm_class, protocol_id, priority_flag
+    cString(''), // schedule_delivery_time
+    cString(''), // validity_period
+    Buffer.from([0, 0, sm.dataCoding, 0, inPayload ? 0 : sm.text.length]),
+  ]);
+  const body: Buffer[] = [fields];
+  if (!inPayload) body.push(sm.text);
+  if (sm.receiptedMessageId !== undefined)
+    body.push(tlv(Tag.receiptedMessageId, cString(sm.receiptedMessageId)));
+  if (sm.messageState !== undefined) body.push(tlv(Tag.messageState, Buffer.from([sm.messageState])));
+  if (inPayload) body.push(tlv(Tag.messagePayload, sm.text));
+  return withHeader(Command.deliverSm, 0, sequence, body);
+}

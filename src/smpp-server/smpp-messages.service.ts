@@ -1,0 +1,217 @@
+// What an SMPP user's messages do beyond the bind: a submit_sm is a send of the user's account through the
+// sending service (the same path as POST /send: filters, price per part, debit, routing, history), marked in
+// `smpp_submits` in the send's own transaction; the receipts and replies of those campaigns are copied into
+// `smpp_outbox` in the transaction that writes their DLR or MO event (the `eventsWritten` port that delivery
+// declares), and drained as deliver_sm by the process serving the user's receiver and transceiver binds.
+import type { CampaignResult, SendingService } from '../campaigns/sending.service.ts';
+import type { Clock } from '../shared/clock.ts';
+import type { ErasedCounts, Erasure } from '../shared/erasure.ts';
+import { ApiError, Status } from '../shared/errors.ts';
+import { zonedTime } from '../shared/zoned-time.ts';
+import { DlrStatus } from '../sms/dlr-status.ts';
+import type { Db, Executor } from '../store/db.ts';
+import type { NewEvent } from '../store/outbox.ts';
+import { CommandStatus } from './pdu.ts';
+import { type NewOutboxRow, type SmppOutboxRow, smppMessagesRepo } from './smpp-messages.repo.ts';
+import type { BoundUser } from './smpp-users.service.ts';
+
+/** A submit_sm as the server read it: its text decoded and its parts joined. */
+export interface SmppSubmit {
+  source: string;
+  destination: string;
+  text: string;
+  /** Keep the text in UCS-2 (data_coding 8), as POST /send's `unicode: 1`. */
+  unicode: boolean;
+  registeredDelivery: number;
+  /** The ids answered to the other parts of a long message that asked for a receipt: each gets one. */
+  partIds?: string[];
+}
+
+/** A submit refused: the command_status of its submit_sm_resp (docs/smpp-server.md). */
+export class SubmitRefused extends Error {
+  constructor(
+    readonly status: number,
+    readonly reason: string,
+  ) {
+    super(reason);
+  }
+}
+
+export type SmppMessagesService = ReturnType<typeof createSmppMessagesService>;
+
+/** Whether a submit_sm asks for a receipt: registered_delivery's low bits 01 (any outcome). Kannel sends 0x11. */
+export const wantsReceipt = (registeredDelivery: number) => (registeredDelivery & 0x03) === 1;
+
+/** SMPP 3.4 message_state values of a receipt. */
+const MessageState = { delivered: 2, expired: 3, undeliverable: 5, rejected: 8 } as const;
+
+function receiptStat(dlrStatus: number): { stat: string; state: number } {
+  if (dlrStatus === DlrStatus.delivered) return { stat: 'DELIVRD', state: MessageState.delivered };
+  if (dlrStatus === DlrStatus.expired) return { stat: 'EXPIRED', state: MessageState.expired };
+  if (dlrStatus === DlrStatus.rejected) return { stat: 'REJECTD', state: MessageState.rejected };
+  return { stat: 'UNDELIV', state: MessageState.undeliverable };
+}
+
+/** The command_status of a send the sending service refused (by its ApiError). */
+function refusalOf(error: ApiError): SubmitRefused {
+  if (error.httpCode === 429) return new SubmitRefused(CommandStatus.ESME_RMSGQFUL, error.details);
+  if (error.status === Status.credits) return new SubmitRefused(CommandStatus.outOfCredits, error.details);
+  if (error.status === Status.data && error.details.startsWith('sms.message.sender')) {
+    return new SubmitRefused(CommandStatus.ESME_RINVSRCADR, error.details);
+  }
+  return new SubmitRefused(CommandStatus.ESME_RSUBMITFAIL, error.details);
+}
+
+/** The command_status of a recipient the send's filter kept out, by the counter it landed in. */
+function filteredOut(result: CampaignResult): SubmitRefused {
+  if (result.invalid > 0) return new SubmitRefused(CommandStatus.ESME_RINVDSTADR, 'invalid destination');
+  if (result.blacklisted > 0) return new SubmitRefused(CommandStatus.blacklisted, 'destination blacklisted');
+  if (result.npai > 0) return new SubmitRefused(CommandStatus.npai, 'destination on the NPAI list');
+  return new SubmitRefused(CommandStatus.notAllowed, 'destination not allowed (country or route)');
+}
+
+/** YYMMDDhhmm on the zone's wall clock, as Appendix B dates a receipt. */
+const receiptDate = (wallTime: string) =>
+  wallTime.slice(2, 4) +
+  wallTime.slice(5, 7) +
+  wallTime.slice(8, 10) +
+  wallTime.slice(11, 13) +
+  wallTime.slice(14, 16);
+
+export function createSmppMessagesService(deps: {
+  db: Db;
+  clock: Clock;
+  sending: Pick<SendingService, 'send'>;
+  options: {
+    timezone: string;
+    /** How long a receipt or reply waits for a bind before it is dropped (DLR_WAIT). */
+    keepMs: number;
+  };
+}) {
+  const { db, clock, options } = deps;
+  const dates = zonedTime(options.timezone);
+
+  /** Outbox rows for the DLR and MO events of campaigns an SMPP user sent, in the events' transaction. */
+  async function eventsWritten(tx: Executor, events: readonly NewEvent[], now: number): Promise<void> {
+    const campaignIds: number[] = [];
+    for (const e of events) {
+      if (e.type !== 'CLICKER' && e.type !== 'BALANCE_ALERT' && e.campaign_id !== null)
+        campaignIds.push(Number(e.campaign_id));
+    }
+    if (campaignIds.length === 0) return;
+    const submits = new Map(
+      (await smppMessagesRepo.submitsOf(tx, [...new Set(campaignIds)])).map((s) => [
+        Number(s.campaign_id),
+        s,
+      ]),
+    );
+    if (submits.size === 0) return;
+    const rows: NewOutboxRow[] = [];
+    for (const e of events) {
+      const submit = e.campaign_id === null ? undefined : submits.get(Number(e.campaign_id));
+      if (!submit) continue;
+      const body = JSON.parse(e.payload) as Record<string, unknown>;
+      const base = { smpp_user_id: submit.smpp_user_id, created_at: now, expires_at: now + options.keepMs };
+      if (e.type === 'DLR') {
+        // A receipt for each part that asked for one: the message's submit (its last part), and the earlier
+        // parts of a long message, answered ids of their own.
+        const ids = submit.part_ids ? submit.part_ids.split(',') : [];
+        if (wantsReceipt(Number(submit.registered_delivery))) ids.push(String(submit.campaign_id));
+        if (ids.length === 0) continue;
+        const status = Number(body.status);
+        const { stat, state } = receiptStat(status);
+        const delivered = status === DlrStatus.delivered ? '001' : '000';
+        const doneDates =
+          `submit date:${receiptDate(dates.wallTime(Number(submit.created_at)))} ` +
+          `done date:${receiptDate(dates.wallTime(now))}`;
+        for (const id of ids) {
+          rows.push({
+            ...base,
+            kind: 'receipt',
+            source_addr: String(body.destination),
+            destination_addr: submit.source_addr,
+            text: `id:${id} sub:001 dlvrd:${delivered} ${doneDates} stat:${stat} err:${String(status).padStart(3, '0')} text:${submit.text_head}`,
+            message_id: id,
+            message_state: state,
+          });
+        }
+      } else if (e.type === 'MO' || e.type === 'STOP') {
+        rows.push({
+          ...base,
+          kind: 'mo',
+          source_addr: String(body.from),
+          destination_addr: submit.source_addr,
+          text: String(body.message),
+          message_id: null,
+          message_state: null,
+        });
+      }
+    }
+    await smppMessagesRepo.insertOutbox(tx, rows);
+  }
+
+  return {
+    /**
+     * Sends one message of the user's account, through the sending service: returns the message id of its
+     * submit_sm_resp (the campaign's ticket), or throws SubmitRefused with the command_status to answer.
+     */
+    async submit(user: BoundUser, sm: SmppSubmit): Promise<string> {
+      const now = clock.now();
+      let result: CampaignResult;
+      try {
+        result = await deps.sending.send(
+          { accountId: user.accountId, tokenId: 0, parentId: null },
+          {
+            text: sm.text,
+            sender: sm.source.replace(/^\+/, ''),
+            pushtype: 'alert',
+            unicode: sm.unicode ? '1' : '0',
+          },
+          [{ value: sm.destination }],
+          {
+            simulate: false,
+            // In the send's transaction: a receipt can never come for a campaign not yet marked.
+            record: async (tx, answer) => {
+              if (answer.sent === 0 || answer.ticket === undefined) return;
+              await smppMessagesRepo.insertSubmit(tx, {
+                campaign_id: Number(answer.ticket),
+                smpp_user_id: user.id,
+                source_addr: sm.source,
+                registered_delivery: sm.registeredDelivery,
+                part_ids: sm.partIds && sm.partIds.length > 0 ? sm.partIds.join(',') : null,
+                text_head: [...sm.text].slice(0, 20).join(''),
+                created_at: now,
+              });
+            },
+          },
+        );
+      } catch (error) {
+        if (error instanceof ApiError) throw refusalOf(error);
+        throw error;
+      }
+      if (result.sent === 0 || result.ticket === undefined) throw filteredOut(result);
+      return result.ticket;
+    },
+
+    eventsWritten,
+
+    /** Receipts and replies waiting for the users given (those with a receiver or transceiver bind here). */
+    pending(userIds: readonly number[], limit: number): Promise<SmppOutboxRow[]> {
+      return smppMessagesRepo.pending(db, userIds, clock.now(), limit);
+    },
+
+    /** Rows a deliver_sm_resp acknowledged. */
+    delivered(ids: readonly number[]): Promise<void> {
+      return smppMessagesRepo.deleteOutbox(db, ids);
+    },
+
+    /** The prune job's tasks: outbox rows past DLR_WAIT, and marks of campaigns older than `before`. */
+    pruneOutbox: (limit: number) => smppMessagesRepo.pruneOutbox(db, clock.now(), limit),
+    pruneSubmits: (before: number, limit: number) => smppMessagesRepo.pruneSubmits(db, before, limit),
+
+    /** A number's erasure (GDPR): the receipts and replies about it still waiting, in the erasure's transaction. */
+    async eraseNumber(tx: Executor, erasure: Erasure): Promise<ErasedCounts> {
+      return { smpp_outbox: await smppMessagesRepo.eraseNumber(tx, erasure.number, erasure.accountIds) };
+    },
+  };
+}

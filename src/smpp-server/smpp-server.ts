@@ -1,0 +1,255 @@
+// Pigeon's SMPP 3.4 server (SMPP_SERVER_PORT, and over TLS SMPP_SERVER_TLS_PORT): customers' ESMEs bind with
+// the SMPP credentials of their account (smpp-users.service.ts), submit_sm is a send of that account through
+// the sending service (smpp-messages.service.ts), and receipts and replies of those sends go back to the
+// user's receiver and transceiver binds as deliver_sm (outbox-pump.ts). Binds are braked per address like
+// failed sign-ins, limited per user (max_binds, counted on this process), and submits throttled per user (tps).
+import { readFileSync } from 'node:fs';
+import net, { type AddressInfo } from 'node:net';
+import tls from 'node:tls';
+import type { Clock } from '../shared/clock.ts';
+import { createBindBrake } from './bind-brake.ts';
+import { createConcatenation, decodeText, submitBody, supportedCodings } from './inbound-text.ts';
+import { createOutboxPump } from './outbox-pump.ts';
+import { Command, CommandStatus, encodeResp, MalformedPdu, readSubmitSm } from './pdu.ts';
+import { type SmppMessagesService, SubmitRefused, wantsReceipt } from './smpp-messages.service.ts';
+import { type SessionHost, SmppSession } from './smpp-session.ts';
+import type { BindRefusal, SmppUsersService } from './smpp-users.service.ts';
+import { createThrottle } from './throttle.ts';
+
+const refusalStatus: Record<BindRefusal, number> = {
+  'unknown-system-id': CommandStatus.ESME_RINVSYSID,
+  'wrong-password': CommandStatus.ESME_RINVPASWD,
+  'ip-not-allowed': CommandStatus.ESME_RBINDFAIL,
+};
+
+export interface SmppServerOptions {
+  /** Failed binds per address within `brakeWindowMs` before its binds are refused unchecked (0: no brake). */
+  brakeFailures: number;
+  brakeWindowMs: number;
+  /** How often the outbox is read while a receiving bind is up, besides the nudges. */
+  pollMs: number;
+  /** How long the parts of a long message wait for the rest. */
+  concatTtlMs: number;
+  /** How often the users bound are checked: the binds of one deleted meanwhile are closed. */
+  userCheckMs: number;
+}
+
+export interface Log {
+  info(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+}
+
+export type SmppServer = ReturnType<typeof createSmppServer>;
+
+/**
+ * Ids for the earlier parts of long messages: decimal (Kannel's `msg-id-type` 0x00 reads ids as decimal),
+ * 16 digits from the wall clock's milliseconds and a counter, so they never meet a campaign's ticket and do not
+ * repeat after a restart.
+ */
+function partIdSource() {
+  let lastMs = 0;
+  let counter = 0;
+  return {
+    next(): string {
+      const ms = Date.now();
+      if (ms > lastMs) {
+        lastMs = ms;
+        counter = 0;
+      } else if (++counter === 1000) {
+        lastMs++;
+        counter = 0;
+      }
+      return String(lastMs * 1000 + counter);
+    },
+  };
+}
+
+export function createSmppServer(deps: {
+  users: Pick<SmppUsersService, 'authenticate' | 'existing'>;
+  messages: SmppMessagesService;
+  clock: Clock;
+  log: Log;
+  options: SmppServerOptions;
+}) {
+  const { clock, log, options } = deps;
+  const now = () => clock.now();
+  const sessions = new Set<SmppSession>();
+  const byUser = new Map<number, Set<SmppSession>>();
+  const brake = createBindBrake({ failures: options.brakeFailures, windowMs: options.brakeWindowMs, now });
+  const throttle = createThrottle(now);
+  const concatenation = createConcatenation({ ttlMs: options.concatTtlMs, maxPending: 1000, now });
+  const partIdsOf = partIdSource();
+  const listeners: net.Server[] = [];
+
+  /** Closes the binds of users deleted since they bound (`smpp-user delete`, DELETE /smpp/user). */
+  async function closeDeleted(): Promise<void> {
+    if (byUser.size === 0) return;
+    const bound = [...byUser.keys()];
+    const existing = await deps.users.existing(bound);
+    for (const userId of bound) {
+      if (existing.has(userId)) continue;
+      for (const session of byUser.get(userId) ?? []) {
+        log.warn({ systemId: session.user?.systemId }, 'SMPP server: user deleted; its bind is closed');
+        session.socket.destroy();
+      }
+    }
+  }
+  let userCheck: NodeJS.Timeout | undefined;
+
+  const receivers = () => {
+    const found = new Map<number, SmppSession[]>();
+    for (const [userId, set] of byUser) {
+      const receiving = [...set].filter((s) => s.receives && s.open);
+      if (receiving.length > 0) found.set(userId, receiving);
+    }
+    return found;
+  };
+  const pump = createOutboxPump({ messages: deps.messages, receivers, log, pollMs: options.pollMs, now });
+
+  const refuse = (sequence: number, status: number) => encodeResp(Command.submitSmResp, sequence, status, '');
+
+  async function submit(session: SmppSession, pdu: Buffer, sequence: number): Promise<Buffer> {
+    const user = session.user!;
+    let sm: ReturnType<typeof readSubmitSm>;
+    try {
+      sm = readSubmitSm(pdu);
+    } catch (error) {
+      if (error instanceof MalformedPdu) return refuse(sequence, CommandStatus.ESME_RINVCMDLEN);
+      throw error;
+    }
+    if (!throttle.take(user.id, user.tps)) return refuse(sequence, CommandStatus.ESME_RTHROTTLED);
+    if (!supportedCodings.has(sm.dataCoding)) return refuse(sequence, CommandStatus.unsupportedCoding);
+    const body = submitBody(sm);
+    if ('error' in body) return refuse(sequence, CommandStatus.ESME_RINVESMCLASS);
+    let bytes = body.bytes;
+    let partIds: string[] = [];
+    if (body.part) {
+      const id = partIdsOf.next();
+      // Kannel asks for a receipt on one part of a long message only: each part's own wish is kept.
+      const receiptId = wantsReceipt(sm.registeredDelivery) ? id : undefined;
+      const whole = concatenation.add(
+        user.id,
+        sm.source,
+        sm.destination,
+        sm.dataCoding,
+        body.part,
+        bytes,
+        receiptId,
+      );
+      // An earlier part: answered at once (a client with a window of one sends the next only then), under an
+      // id of its own; the message is sent and charged with its last part, and each part that asked gets a receipt.
+      if (whole === undefined) return encodeResp(Command.submitSmResp, sequence, 0, id);
+      if ('error' in whole) return refuse(sequence, CommandStatus.ESME_RINVESMCLASS);
+      bytes = whole.bytes;
+      partIds = whole.otherIds;
+    }
+    const text = decodeText(sm.dataCoding, bytes);
+    try {
+      const messageId = await deps.messages.submit(user, {
+        source: sm.source,
+        destination: sm.destination,
+        text,
+        unicode: sm.dataCoding === 8,
+        registeredDelivery: sm.registeredDelivery,
+        partIds,
+      });
+      return encodeResp(Command.submitSmResp, sequence, 0, messageId);
+    } catch (error) {
+      if (error instanceof SubmitRefused) return refuse(sequence, error.status);
+      log.warn({ err: (error as Error).message, systemId: user.systemId }, 'SMPP server: submit failed');
+      return refuse(sequence, CommandStatus.ESME_RSYSERR);
+    }
+  }
+
+  const host: SessionHost = {
+    log,
+    async bind(session, mode, fields) {
+      const ip = session.clientIp;
+      if (brake.braked(ip)) return CommandStatus.ESME_RBINDFAIL;
+      const result = await deps.users.authenticate(fields.systemId, fields.password, ip);
+      if ('refused' in result) {
+        brake.failed(ip);
+        log.warn({ ip, systemId: fields.systemId, reason: result.refused }, 'SMPP server: bind refused');
+        return refusalStatus[result.refused];
+      }
+      const { user } = result;
+      const set = byUser.get(user.id) ?? new Set<SmppSession>();
+      if (set.size >= user.maxBinds) {
+        log.warn({ ip, systemId: user.systemId, maxBinds: user.maxBinds }, 'SMPP server: max binds reached');
+        return CommandStatus.ESME_RBINDFAIL;
+      }
+      if (!session.open) return CommandStatus.ESME_RSYSERR;
+      session.user = user;
+      session.mode = mode;
+      set.add(session);
+      byUser.set(user.id, set);
+      return 0;
+    },
+    bound(session) {
+      if (session.receives) pump.wake();
+    },
+    submit,
+    acknowledged: (_session, rowId, status) => pump.acknowledged(rowId, status),
+    closed(session) {
+      sessions.delete(session);
+      pump.released(session);
+      if (session.user) {
+        const set = byUser.get(session.user.id);
+        set?.delete(session);
+        if (set?.size === 0) byUser.delete(session.user.id);
+      }
+    },
+  };
+
+  const accept = (socket: net.Socket) => {
+    sessions.add(new SmppSession(socket, host));
+  };
+
+  async function listen(server: net.Server, host: string, port: number): Promise<number> {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    listeners.push(server);
+    return (server.address() as AddressInfo).port;
+  }
+
+  return {
+    /** Listens for plain SMPP on host:port; resolves with the port bound (0 picks one). */
+    listen: (host: string, port: number) => listen(net.createServer(accept), host, port),
+    /** Listens for SMPP over TLS with the PEM key and certificate files given. */
+    listenTls: (host: string, port: number, files: { key: string; cert: string }) =>
+      listen(
+        tls.createServer({ key: readFileSync(files.key), cert: readFileSync(files.cert) }, accept),
+        host,
+        port,
+      ),
+    start(): void {
+      pump.start();
+      userCheck = setInterval(() => {
+        closeDeleted().catch((error: Error) =>
+          log.warn({ err: error.message }, 'SMPP server: checking bound users failed'),
+        );
+      }, options.userCheckMs);
+      userCheck.unref();
+    },
+    /** Receipts or replies may be waiting: read the outbox now. */
+    wake: () => pump.wake(),
+    /** The ports listened on, plain first (for tests, and logs when the port given was 0). */
+    ports: () => listeners.map((server) => (server.address() as AddressInfo).port),
+    /** Binds up now (for tests and metrics). */
+    sessions: () => [...sessions],
+    /** Stops listening, unbinds nobody politely: closes every connection. */
+    async close(): Promise<void> {
+      pump.stop();
+      if (userCheck) clearInterval(userCheck);
+      await Promise.all(
+        listeners.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))),
+      );
+      for (const session of sessions) session.socket.destroy();
+    },
+  };
+}
