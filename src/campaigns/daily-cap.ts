@@ -62,7 +62,12 @@ export function createDailyCap(options: { limit: number; timezone: string }) {
         if (entry) entry.count += count;
         else counts.set(key, { accountId, day, count });
       }
-      for (const { accountId, day, count } of counts.values()) {
+      // In one order (account, then day), as the paying accounts are debited after them (credits.debitMany): the
+      // groups of two API processes committing at once never wait on each other crosswise.
+      const ordered = [...counts.values()].sort(
+        (a, b) => a.accountId - b.accountId || (a.day < b.day ? -1 : a.day > b.day ? 1 : 0),
+      );
+      for (const { accountId, day, count } of ordered) {
         if (count === 0) continue;
         if (count > limit || (await dailyCountsRepo.add(tx, accountId, day, count, limit)) === undefined) {
           return false;
