@@ -283,6 +283,7 @@ async function throughput(base: string, count: number) {
     );
     const loadSeconds = (performance.now() - t0) / 1000;
     const accepted = results.reduce((sum, r) => sum + r['2xx'], 0);
+    const perApi = results.map((r) => r['2xx']);
     const failed = results.reduce((sum, r) => sum + r.non2xx + r.errors, 0);
     // A request cut at the load's end may have been accepted: only the numbers with a webhook count as sent,
     // and every accepted send must have one.
@@ -293,6 +294,7 @@ async function throughput(base: string, count: number) {
       count,
       accepted,
       failed,
+      perApi,
       acceptedPerSecond: accepted / loadSeconds,
       webhooksPerSecond: delivered / seconds2,
       lastWebhookSeconds: seconds2,
@@ -317,7 +319,7 @@ export async function run(): Promise<void> {
       rounds.push(round);
       console.log(
         `throughput: ${count} node(s) of each role, 64 connections over ${count} API node(s): ` +
-          `${round.accepted} sends accepted (${round.acceptedPerSecond.toFixed(0)}/s), ${round.failed} refused or failed; ` +
+          `${round.accepted} sends accepted (${round.acceptedPerSecond.toFixed(0)}/s; by API node ${round.perApi.join(' + ')}), ${round.failed} refused or failed; ` +
           `DLR webhooks ${round.webhooksPerSecond.toFixed(0)}/s, the last ${round.lastWebhookSeconds.toFixed(1)} s after the first send; ` +
           `${round.missing} accepted without a webhook, ${round.twice} with two or more`,
       );
