@@ -49,7 +49,17 @@ export function createOutboxPump(deps: {
   async function pass(): Promise<void> {
     const receivers = deps.receivers();
     if (receivers.size === 0) return;
-    const rows = await deps.messages.pending([...receivers.keys()], batchRows + busy.size);
+    // Read no more than the binds can take now, past the rows in flight (listed until deleted) and those put off:
+    // with a backlog, reading a full batch at each pass for a few free places cost more than sending them.
+    let free = 0;
+    for (const sessions of receivers.values()) {
+      for (const s of sessions) if (s.open) free += Math.max(0, windowPerBind - s.inFlight.size);
+    }
+    if (free === 0) return;
+    const rows = await deps.messages.pending(
+      [...receivers.keys()],
+      Math.min(batchRows, free) + busy.size + notBefore.size,
+    );
     const now = deps.now();
     const turn = new Map<number, number>();
     for (const row of rows) {
