@@ -68,6 +68,12 @@ export function insertBatch<T extends keyof Database>(
   );
 }
 
+/** `String.prototype.isWellFormed` and `toWellFormed` (Node 20; ES2024, past this project's TypeScript lib). */
+interface WellFormed {
+  isWellFormed(): boolean;
+  toWellFormed(): string;
+}
+
 /**
  * Whether a row's values all travel as JSON unchanged: a Buffer, a bigint or a Date would not, and JSON would
  * turn NaN into null where a parameter is refused by the column.
@@ -94,7 +100,13 @@ function insertJson<T extends keyof Database>(
 ): Promise<QueryResult<never>> {
   const objects = rows.map((row) => {
     const object: Record<string, unknown> = {};
-    for (let c = 0; c < columns.length; c++) object[columns[c]] = row[c];
+    for (let c = 0; c < columns.length; c++) {
+      const value = row[c];
+      // A lone UTF-16 surrogate (JSON allows "\ud800" in a request) is refused by PostgreSQL's JSON reader;
+      // the parameter path writes it as U+FFFD, the replacement character, and so does this one.
+      const text = typeof value === 'string' ? (value as unknown as WellFormed) : undefined;
+      object[columns[c]] = text && !text.isWellFormed() ? text.toWellFormed() : value;
+    }
     return object;
   });
   const names = sql.join(columns.map((column) => sql.ref(column)));

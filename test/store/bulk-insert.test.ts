@@ -46,6 +46,24 @@ describeEachDialect('insertRows', (h) => {
     ).toEqual(rows);
   });
 
+  it('a lone UTF-16 surrogate (JSON lets a request carry one) is stored as replacement characters, never refused', async () => {
+    const { db } = h().deps.store;
+    await insertRows(
+      db,
+      'events',
+      ['account_id', 'campaign_id', 'type', 'payload', 'created_at'],
+      [[1, null, 'DLR', 'before \ud800 after', 1_764_000_100_000]],
+      32,
+    );
+    const row = await db
+      .selectFrom('events')
+      .select('payload')
+      .where('created_at', '=', 1_764_000_100_000)
+      .executeTakeFirstOrThrow();
+    // PostgreSQL keeps one U+FFFD; SQLite reads back its three bytes as three.
+    expect(row.payload).toMatch(/^before \ufffd+ after$/);
+  });
+
   it('refuses a value that is not a number, where JSON would have stored null', async () => {
     const { db } = h().deps.store;
     await expect(
