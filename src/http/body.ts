@@ -9,12 +9,21 @@ import { parseXml } from './xml.ts';
 export type BodyFormat = 'json' | 'xml';
 type Syntax = BodyFormat | 'form' | 'empty';
 
+/** The JSON escape of a NUL character (U+0000), not itself escaped (`\\u0000` is a backslash and "u0000"). */
+const nulEscape = /(?<!\\)(?:\\\\)*\\u0000/;
+
 function parseJson(text: string): unknown {
+  let parsed: unknown;
   try {
-    return JSON.parse(text);
+    parsed = JSON.parse(text);
   } catch (error) {
     throw new ApiError(Status.json, `body is not valid JSON: ${(error as Error).message}`);
   }
+  // Refused on both databases alike: PostgreSQL cannot store it in a text, and no SMS or name needs it.
+  if (text.includes('\\u0000') && nulEscape.test(text)) {
+    throw ApiError.data('the body holds a NUL character (\\u0000), which no field accepts');
+  }
+  return parsed;
 }
 
 export function detectSyntax(text: string, contentType: string | undefined): Syntax {

@@ -116,6 +116,18 @@ export function errorReply(error: FastifyError | Error, request: FastifyRequest,
       body: { status: Status.data, message: 'Bad request', details: fe.message },
     };
   }
+  // PostgreSQL refuses a NUL character (U+0000) in a text (SQLSTATE 22021) wherever it came from (a form, a query
+  // string, XML): the statement and its transaction failed, so nothing of the request was stored.
+  if ((error as { code?: unknown }).code === '22021') {
+    return {
+      httpCode: 200,
+      body: {
+        status: Status.data,
+        message: 'Data error',
+        details: 'a text of this request holds a NUL character (U+0000), which cannot be stored',
+      },
+    };
+  }
   log.error({ err: error, url: request.url, method: request.method }, 'unhandled error');
   return {
     httpCode: 500,

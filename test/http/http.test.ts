@@ -53,3 +53,31 @@ describeEachDialect('wire rules', (h) => {
     expect(x.contentType).toContain('xml');
   });
 });
+
+describeEachDialect('a NUL character (U+0000) in a text', (h) => {
+  it('is a -7 in a JSON body, and from a form or a query string where PostgreSQL refuses it; nothing is stored', async () => {
+    const a = await h().account();
+    // The body as sent on the wire: `text` is spliced in as JSON source, escapes and all.
+    const sendRaw = (text: string) =>
+      h().app.inject({
+        method: 'POST',
+        url: '/send',
+        headers: { authorization: `Bearer ${a.token}`, 'content-type': 'application/json' },
+        payload: `{"sms":{"message":{"text":"${text}","pushtype":"alert"},"recipients":{"gsm":[{"value":"33612345678"}]}}}`,
+      });
+    const json = await sendRaw('Hi \\u0000 there');
+    expect(json.statusCode).toBe(200);
+    expect(json.json()).toMatchObject({ status: -7, details: expect.stringContaining('NUL character') });
+    // An escaped backslash before "u0000" is text, not a NUL.
+    const escaped = await sendRaw('path \\\\u0000');
+    expect(escaped.json()).toMatchObject({ status: 1, sent: 1 });
+    const query = await call(h().app, 'GET', `/send?text=Hi%00there&to=33612345679&token=${a.token}`);
+    expect(query.httpCode).toBe(200);
+    // SQLite stores the text as given; PostgreSQL cannot, and the send is refused whole.
+    if (h().deps.store.dialect === 'postgres') {
+      expect(query.body).toMatchObject({ status: -7, details: expect.stringContaining('NUL character') });
+    } else expect(query.body).toMatchObject({ status: 1 });
+    const credits = await call(h().app, 'GET', '/credits', { token: a.token });
+    expect(Number(credits.body.credits)).toBe(h().deps.store.dialect === 'postgres' ? 999 : 998);
+  });
+});
