@@ -21,12 +21,12 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import inspector from 'node:inspector';
-import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { type AutocannonResult, autocannon } from './autocannon.ts';
 
 const childMode = process.env.PIGEON_LINKS_BENCH_CHILD;
 const linkCount = Number(process.env.BENCH_LINKS ?? 10_000);
@@ -65,22 +65,10 @@ interface Stats {
 }
 type ChildMessage = Ready | Stats;
 
-interface AutocannonResult {
-  errors: number;
-  timeouts: number;
-  '2xx': number;
-  '3xx': number;
-  '4xx': number;
-  '5xx': number;
-  requests: { sent: number };
-  latency: { p50: number; p99: number };
-}
-type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>;
+/** The load's result, summed over its autocannon instances: what this bench reads of it. */
+type LoadResult = Omit<AutocannonResult, 'requests' | 'non2xx'> & { requests: { sent: number } };
 
 const sleep = (seconds: number) => new Promise((resolve) => setTimeout(resolve, seconds * 1000));
-
-// autocannon is CommonJS without types: loaded through require, with the few fields used here typed above.
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
 /** Read and write system calls, and bytes written, of this process (Linux); zeros elsewhere. */
 function processIo(): { readCalls: number; writeCalls: number; writeBytes: number } {
@@ -320,7 +308,7 @@ class Child {
 type Shape = 'spread' | 'fixed';
 
 /** Runs the load; the results of all instances summed. */
-async function load(port: number, codes: string[], seconds: number, shape: Shape): Promise<AutocannonResult> {
+async function load(port: number, codes: string[], seconds: number, shape: Shape): Promise<LoadResult> {
   const common = {
     url: `http://127.0.0.1:${port}`,
     duration: seconds,
@@ -356,7 +344,7 @@ async function load(port: number, codes: string[], seconds: number, shape: Shape
 }
 
 interface Measured {
-  result: AutocannonResult;
+  result: LoadResult;
   /** Requests per second the server received inside the counting window. */
   rps: number;
   serverCpu: number;

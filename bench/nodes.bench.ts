@@ -12,12 +12,12 @@
 // its own, dropped at its end.
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
-import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { withAdvisoryLock } from '../src/store/db.ts';
 import { createAccount } from '../test/helpers/cli.ts';
 import { NodeGroup } from '../test/helpers/nodes.ts';
+import { autocannon } from './autocannon.ts';
 
 function setting(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -31,15 +31,6 @@ const percentile = (sorted: number[], p: number) =>
   sorted.length === 0
     ? Number.NaN
     : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-
-interface AutocannonResult {
-  '2xx': number;
-  non2xx: number;
-  errors: number;
-}
-type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>;
-// autocannon is CommonJS without types: loaded through require, with the fields used here typed above.
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
 /** A round's world: its schema, the receiver's arrivals by destination, its nodes, an account and its token. */
 interface Round {

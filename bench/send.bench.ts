@@ -8,7 +8,6 @@
 // of the PostgreSQL backends serving it, and the schema's table statistics are printed per send.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -16,20 +15,9 @@ import pino from 'pino';
 import { loadConfig } from '../src/config.ts';
 import { createDeps } from '../src/deps.ts';
 import { buildApi } from '../src/runtime.ts';
+import { autocannon } from './autocannon.ts';
 import { defaultPgUrl, PostgresRound } from './pipeline/postgres.ts';
 import { postgresStatsLines } from './pipeline/report.ts';
-
-interface AutocannonResult {
-  requests: { average: number; total: number };
-  latency: { p50: number; p99: number };
-  non2xx: number;
-  errors: number;
-  timeouts: number;
-  '2xx': number;
-}
-type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>;
-// autocannon is CommonJS without types: loaded through require, with the few fields used here typed above.
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
 const here = fileURLToPath(import.meta.url);
 const seconds = Number(process.env.BENCH_SEND_SECONDS ?? 15);

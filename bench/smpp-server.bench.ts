@@ -9,19 +9,11 @@
 // Run: npm run bench -- smpp-server    (BENCH_SMPP_SECONDS shortens or lengthens each run; default 10).
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import smpp, { type Pdu, type Session } from 'smpp';
+import { autocannon } from './autocannon.ts';
 import { freePort, portOpen } from './pipeline/processes.ts';
-
-const autocannon = createRequire(import.meta.url)('autocannon') as (
-  options: Record<string, unknown>,
-) => Promise<{
-  requests: { average: number; total: number };
-  latency: { p50: number; p99: number };
-  non2xx: number;
-}>;
 
 const seconds = Number(process.env.BENCH_SMPP_SECONDS ?? 10);
 const binds = 4;
