@@ -208,28 +208,7 @@ export const filtersRepo = {
 
   /** Which of `numbers` (at most 2 × filterChunk bound values) are in the account's blacklist or NPAI list. */
   listed(db: Executor, accountId: number, numbers: readonly string[]) {
-    const list = [...numbers];
-    const size = padToShape(list, 1);
-    return runPrepared<{ number: string; list: string }>(
-      db,
-      `filters.listed.${size}`,
-      (ex) => {
-        const numberSlots = slots(1, size);
-        return ex
-          .selectFrom('blacklist')
-          .select(['number', sql<string>`'blacklist'`.as('list')])
-          .where('account_id', '=', slot(0) as never)
-          .where('number', 'in', numberSlots)
-          .unionAll(
-            ex
-              .selectFrom('npai')
-              .select(['number', sql<string>`'npai'`.as('list')])
-              .where('account_id', '=', slot(0) as never)
-              .where('number', 'in', numberSlots),
-          );
-      },
-      [accountId, ...list],
-    );
+    return filtersRepo.listedAmong(db, [accountId], numbers);
   },
 
   /**
