@@ -100,6 +100,15 @@ export interface DeliveryOptions {
  */
 export type EventsWritten = (tx: Executor, events: readonly NewEvent[], now: number) => Promise<void>;
 
+/** The outbox's append, followed in the same transaction by `eventsWritten` (delivery's and replies' events). */
+export const appendEventsTelling =
+  (eventsWritten: EventsWritten | undefined) =>
+  async (tx: Executor, events: readonly NewEvent[], now: number): Promise<void> => {
+    if (events.length === 0) return;
+    await appendToOutbox(tx, events, now);
+    await eventsWritten?.(tx, events, now);
+  };
+
 export type DeliveryService = ReturnType<typeof createDeliveryService>;
 
 /** The campaign a send's messages belong to, as `enqueue` stores them. */
@@ -159,12 +168,7 @@ export function createDeliveryService(deps: {
   eventsWritten?: EventsWritten;
 }) {
   const { db, clock, options } = deps;
-  /** The outbox's append, and the `eventsWritten` port told in the same transaction. */
-  async function appendEvents(tx: Executor, events: readonly NewEvent[], now: number): Promise<void> {
-    if (events.length === 0) return;
-    await appendToOutbox(tx, events, now);
-    await deps.eventsWritten?.(tx, events, now);
-  }
+  const appendEvents = appendEventsTelling(deps.eventsWritten);
   const npaiErrors = new Set(options.npaiErrors.map((e) => e.padStart(3, '0')));
   const leases = createLeaseHolder({
     db,

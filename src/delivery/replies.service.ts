@@ -5,8 +5,8 @@ import { replyPayload } from '../events/event-bodies.ts';
 import type { Clock } from '../shared/clock.ts';
 import { zonedTime } from '../shared/zoned-time.ts';
 import type { Db, Executor } from '../store/db.ts';
-import { appendEvents, type NewEvent } from '../store/outbox.ts';
-import type { EventsWritten, NumberLists } from './delivery.service.ts';
+import type { NewEvent } from '../store/outbox.ts';
+import { appendEventsTelling, type EventsWritten, type NumberLists } from './delivery.service.ts';
 import { type ClaimedMessage, messagesRepo } from './messages.repo.ts';
 import { type ReplyType, repliesRepo } from './replies.repo.ts';
 import { answerSender, type KeywordLists, keywordMatcher } from './reply-keywords.ts';
@@ -56,6 +56,7 @@ export function createRepliesService(deps: {
   eventsWritten?: EventsWritten;
 }) {
   const { db, clock, options } = deps;
+  const appendEvents = appendEventsTelling(deps.eventsWritten);
   const keywordOf = keywordMatcher(options.keywords);
 
   // Events are dated to the second: formatted once per second.
@@ -148,7 +149,6 @@ export function createRepliesService(deps: {
     });
     const events = [replyEvent(last, type, from, text, now)];
     await appendEvents(tx, events, now);
-    await deps.eventsWritten?.(tx, events, now);
     if (keyword === 'START') return { type, accountId: last.account_id, text, keyword };
     if (keyword === 'HELP') return { type, accountId: last.account_id, text, keyword, answered };
     return { type, accountId: last.account_id, text };
