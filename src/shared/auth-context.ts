@@ -3,4 +3,6 @@ export interface AuthContext {
   accountId: number;
   tokenId: number;
   parentId: number | null;
+  /** The person behind a console session (a user of the account); absent for a token or body credentials. */
+  userId?: number;
 }
