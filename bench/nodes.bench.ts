@@ -10,14 +10,14 @@
 // BENCH_NODES_KINDS picks (latency,throughput). Exits non-zero when a message got no webhook or two.
 // PostgreSQL: BENCH_PG_URL, else PG_TEST_URL, else the local `test` database; each round works in a schema of
 // its own, dropped at its end.
-import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
-import { withAdvisoryLock } from '../src/store/db.ts';
 import { createAccount } from '../test/helpers/cli.ts';
 import { NodeGroup } from '../test/helpers/nodes.ts';
 import { autocannon } from './autocannon.ts';
+import { ProcessSampler } from './pipeline/measure.ts';
+import { PostgresRound } from './pipeline/postgres.ts';
 
 function setting(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -38,6 +38,8 @@ interface Round {
   nodes: NodeGroup;
   apiUrls: string[];
   token: string;
+  /** PostgreSQL's side of the round: its backends' CPU and its statistics (the nodes' sessions only). */
+  database: PostgresRound;
 }
 
 const sendBody = (number: string) =>
@@ -65,8 +67,8 @@ async function withRound<T>(
   } finally {
     await probe.end().catch(() => {});
   }
-  const schema = `bench_nodes_${randomBytes(4).toString('hex')}`;
-  const databaseUrl = `${base}${base.includes('?') ? '&' : '?'}schema=${schema}`;
+  const database = new PostgresRound(base);
+  const { databaseUrl } = database;
 
   const arrivals = new Map<string, number[]>();
   const receiver = createServer((req, res) => {
@@ -97,6 +99,7 @@ async function withRound<T>(
       WEBHOOK_ALLOW_PRIVATE: 'true',
       RATE_LIMIT_IP_RPS: '0',
       LOG_LEVEL: 'info',
+      ...database.env,
       ...env,
     },
   });
@@ -121,16 +124,13 @@ async function withRound<T>(
       body: JSON.stringify({ webhook: { type: 'DLR', url: hookUrl } }),
     });
     if (((await hook.json()) as { status: number }).status !== 1) throw new Error('webhook not created');
-    return await body({ arrivals, nodes, apiUrls, token });
+    await database.connect();
+    return await body({ arrivals, nodes, apiUrls, token, database });
   } finally {
+    database.stopSampling();
     await nodes.killAll();
     await new Promise<void>((resolve) => receiver.close(() => resolve()));
-    await withAdvisoryLock(base, async () => {
-      const client = new pg.Client({ connectionString: base });
-      await client.connect();
-      await client.query(`drop schema if exists ${schema} cascade`);
-      await client.end();
-    });
+    await database.drop();
   }
 }
 
@@ -247,8 +247,14 @@ async function latency(base: string): Promise<boolean> {
 async function throughput(base: string, count: number) {
   const seconds = setting('BENCH_NODES_LOAD_SECONDS', 10);
   const connections = 64;
-  return withRound(base, count, {}, 10_000_000, async ({ arrivals, apiUrls, token }) => {
+  return withRound(base, count, {}, 10_000_000, async ({ arrivals, apiUrls, token, nodes, database }) => {
     const numbers: string[] = [];
+    // CPU from the load's start to the last webhook: each role's processes, and PostgreSQL's backends.
+    const byRole = (['api', 'delivery', 'webhooks'] as const).map((role) => ({
+      role,
+      sampler: new ProcessSampler(() => nodes.nodes.filter((n) => n.role === role).map((n) => n.pid)).start(),
+    }));
+    await database.start();
     const t0 = performance.now();
     const results = await Promise.all(
       apiUrls.map((url, a) => {
@@ -279,6 +285,9 @@ async function throughput(base: string, count: number) {
     // A request cut at the load's end may have been accepted: only the numbers with a webhook count as sent,
     // and every accepted send must have one.
     const { last, twice } = await awaitWebhooks(arrivals, numbers, 120_000);
+    const cpu = byRole.map(({ role, sampler }) => ({ role, seconds: sampler.stop().cpuSeconds }));
+    const backends = database.usage().backends.cpuSeconds;
+    const stats = await database.finish(accepted);
     const delivered = numbers.filter((n) => arrivals.has(n)).length;
     const seconds2 = (last - t0) / 1000;
     return {
@@ -291,6 +300,12 @@ async function throughput(base: string, count: number) {
       lastWebhookSeconds: seconds2,
       missing: Math.max(0, accepted - delivered),
       twice,
+      cpuMsPerMessage: Object.fromEntries([
+        ...cpu.map(({ role, seconds }) => [role, (seconds * 1000) / Math.max(1, accepted)]),
+        ['postgres', (backends * 1000) / Math.max(1, accepted)],
+      ]) as Record<'api' | 'delivery' | 'webhooks' | 'postgres', number>,
+      statementsPerMessage: stats.perMessage.statements,
+      commitsPerMessage: stats.perMessage.xact_commit,
     };
   });
 }
@@ -313,6 +328,12 @@ export async function run(): Promise<void> {
           `${round.accepted} sends accepted (${round.acceptedPerSecond.toFixed(0)}/s; by API node ${round.perApi.join(' + ')}), ${round.failed} refused or failed; ` +
           `DLR webhooks ${round.webhooksPerSecond.toFixed(0)}/s, the last ${round.lastWebhookSeconds.toFixed(1)} s after the first send; ` +
           `${round.missing} accepted without a webhook, ${round.twice} with two or more`,
+      );
+      const cpu = round.cpuMsPerMessage;
+      console.log(
+        `  CPU per message: api ${cpu.api.toFixed(3)} + delivery ${cpu.delivery.toFixed(3)} + webhooks ${cpu.webhooks.toFixed(3)} ` +
+          `+ PostgreSQL backends ${cpu.postgres.toFixed(3)} = ${(cpu.api + cpu.delivery + cpu.webhooks + cpu.postgres).toFixed(3)} ms; ` +
+          `statements ${round.statementsPerMessage?.toFixed(1) ?? 'n/a'}, commits ${round.commitsPerMessage.toFixed(2)} per message`,
       );
       if (round.missing > 0 || round.twice > 0) failed = true;
     }
