@@ -134,6 +134,40 @@ async function withRound<T>(
   }
 }
 
+type CpuPerMessage = Record<'api' | 'delivery' | 'webhooks' | 'postgres', number>;
+
+/**
+ * Starts counting the CPU of each role's processes and of PostgreSQL's backends; the answer stops it and
+ * divides by the messages given, with the statements and commits PostgreSQL's statistics show per message.
+ */
+async function measureCpu(nodes: NodeGroup, database: PostgresRound) {
+  const byRole = (['api', 'delivery', 'webhooks'] as const).map((role) => ({
+    role,
+    sampler: new ProcessSampler(() => nodes.nodes.filter((n) => n.role === role).map((n) => n.pid)).start(),
+  }));
+  await database.start();
+  return async (messages: number) => {
+    const per = (seconds: number) => (seconds * 1000) / Math.max(1, messages);
+    const cpu = Object.fromEntries(byRole.map(({ role, sampler }) => [role, per(sampler.stop().cpuSeconds)]));
+    cpu.postgres = per(database.usage().backends.cpuSeconds);
+    const stats = await database.finish(messages);
+    return {
+      cpuMsPerMessage: cpu as CpuPerMessage,
+      statementsPerMessage: stats.perMessage.statements,
+      commitsPerMessage: stats.perMessage.xact_commit,
+    };
+  };
+}
+
+const cpuLine = (m: Awaited<ReturnType<Awaited<ReturnType<typeof measureCpu>>>>) => {
+  const c = m.cpuMsPerMessage;
+  return (
+    `  CPU per message: api ${c.api.toFixed(3)} + delivery ${c.delivery.toFixed(3)} + webhooks ${c.webhooks.toFixed(3)} ` +
+    `+ PostgreSQL backends ${c.postgres.toFixed(3)} = ${(c.api + c.delivery + c.webhooks + c.postgres).toFixed(3)} ms; ` +
+    `statements ${m.statementsPerMessage?.toFixed(1) ?? 'n/a'}, commits ${m.commitsPerMessage.toFixed(2)} per message`
+  );
+};
+
 /** Waits until every number of `numbers` has a webhook, or `maxMs`; answers when the last one came. */
 async function awaitWebhooks(arrivals: Map<string, number[]>, numbers: Iterable<string>, maxMs: number) {
   const wanted = [...numbers];
@@ -160,12 +194,13 @@ async function latency(base: string): Promise<boolean> {
   const rate = setting('BENCH_NODES_RATE', 300);
   const seconds = setting('BENCH_NODES_SECONDS', 10);
   const pollMs = setting('BENCH_NODES_POLL_MS', 60_000);
+  const count = setting('BENCH_NODES_LATENCY_COUNT', 1);
   const ok = await withRound(
     base,
-    1,
+    count,
     { WORKER_POLL_MS: String(pollMs) },
     rate * seconds * 2,
-    async ({ arrivals, apiUrls, token }) => {
+    async ({ arrivals, apiUrls, token, nodes, database }) => {
       const started = new Map<string, number>();
       /** When each send's answer came back: the API's own queueing left out. */
       const accepted = new Map<string, number>();
@@ -174,7 +209,7 @@ async function latency(base: string): Promise<boolean> {
       const send = async (i: number) => {
         const number = `336${String(40_000_000 + i)}`;
         started.set(number, performance.now());
-        const response = await fetch(`${apiUrls[0]}/send`, {
+        const response = await fetch(`${apiUrls[i % apiUrls.length]}/send`, {
           method: 'POST',
           headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
           body: sendBody(number),
@@ -194,6 +229,7 @@ async function latency(base: string): Promise<boolean> {
       };
       const total = Math.round(rate * seconds);
       const sends: Promise<void>[] = [];
+      const measured = await measureCpu(nodes, database);
       const t0 = performance.now();
       // Paced on the wall clock: each tick sends what the rate owes since the start.
       await new Promise<void>((resolve) => {
@@ -209,6 +245,7 @@ async function latency(base: string): Promise<boolean> {
       await Promise.all(sends);
       const sentIn = (performance.now() - t0) / 1000;
       const { missing, twice } = await awaitWebhooks(arrivals, started.keys(), 30_000);
+      const cost = await measured(started.size);
       const latencies: number[] = [];
       const fromAnswer: number[] = [];
       for (const [number, at] of started) {
@@ -221,7 +258,7 @@ async function latency(base: string): Promise<boolean> {
       fromAnswer.sort((a, b) => a - b);
       const ms = (v: number) => `${v.toFixed(1)} ms`;
       console.log(
-        `latency: roles apart on PostgreSQL (api, delivery, webhooks), polls ${pollMs} ms, simulator: ` +
+        `latency: roles apart on PostgreSQL (${count} api, delivery and webhooks), polls ${pollMs} ms, simulator: ` +
           `${started.size} sends accepted at ${(started.size / sentIn).toFixed(0)}/s over ${sentIn.toFixed(1)} s` +
           (refused > 0 ? ` (${refused} refused: ${[...reasons].slice(0, 3).join('; ')})` : ''),
       );
@@ -234,6 +271,7 @@ async function latency(base: string): Promise<boolean> {
           `max ${ms(fromAnswer.at(-1) ?? Number.NaN)}`,
       );
       console.log(`  bookkeeping: ${missing} without a webhook, ${twice} with two or more`);
+      console.log(cpuLine(cost));
       return missing === 0 && twice === 0 && refused === 0;
     },
   );
@@ -250,11 +288,7 @@ async function throughput(base: string, count: number) {
   return withRound(base, count, {}, 10_000_000, async ({ arrivals, apiUrls, token, nodes, database }) => {
     const numbers: string[] = [];
     // CPU from the load's start to the last webhook: each role's processes, and PostgreSQL's backends.
-    const byRole = (['api', 'delivery', 'webhooks'] as const).map((role) => ({
-      role,
-      sampler: new ProcessSampler(() => nodes.nodes.filter((n) => n.role === role).map((n) => n.pid)).start(),
-    }));
-    await database.start();
+    const measured = await measureCpu(nodes, database);
     const t0 = performance.now();
     const results = await Promise.all(
       apiUrls.map((url, a) => {
@@ -285,9 +319,7 @@ async function throughput(base: string, count: number) {
     // A request cut at the load's end may have been accepted: only the numbers with a webhook count as sent,
     // and every accepted send must have one.
     const { last, twice } = await awaitWebhooks(arrivals, numbers, 120_000);
-    const cpu = byRole.map(({ role, sampler }) => ({ role, seconds: sampler.stop().cpuSeconds }));
-    const backends = database.usage().backends.cpuSeconds;
-    const stats = await database.finish(accepted);
+    const cost = await measured(accepted);
     const delivered = numbers.filter((n) => arrivals.has(n)).length;
     const seconds2 = (last - t0) / 1000;
     return {
@@ -300,12 +332,7 @@ async function throughput(base: string, count: number) {
       lastWebhookSeconds: seconds2,
       missing: Math.max(0, accepted - delivered),
       twice,
-      cpuMsPerMessage: Object.fromEntries([
-        ...cpu.map(({ role, seconds }) => [role, (seconds * 1000) / Math.max(1, accepted)]),
-        ['postgres', (backends * 1000) / Math.max(1, accepted)],
-      ]) as Record<'api' | 'delivery' | 'webhooks' | 'postgres', number>,
-      statementsPerMessage: stats.perMessage.statements,
-      commitsPerMessage: stats.perMessage.xact_commit,
+      cost,
     };
   });
 }
@@ -329,12 +356,7 @@ export async function run(): Promise<void> {
           `DLR webhooks ${round.webhooksPerSecond.toFixed(0)}/s, the last ${round.lastWebhookSeconds.toFixed(1)} s after the first send; ` +
           `${round.missing} accepted without a webhook, ${round.twice} with two or more`,
       );
-      const cpu = round.cpuMsPerMessage;
-      console.log(
-        `  CPU per message: api ${cpu.api.toFixed(3)} + delivery ${cpu.delivery.toFixed(3)} + webhooks ${cpu.webhooks.toFixed(3)} ` +
-          `+ PostgreSQL backends ${cpu.postgres.toFixed(3)} = ${(cpu.api + cpu.delivery + cpu.webhooks + cpu.postgres).toFixed(3)} ms; ` +
-          `statements ${round.statementsPerMessage?.toFixed(1) ?? 'n/a'}, commits ${round.commitsPerMessage.toFixed(2)} per message`,
-      );
+      console.log(cpuLine(round.cost));
       if (round.missing > 0 || round.twice > 0) failed = true;
     }
     if (rounds.length >= 2) {

@@ -22,12 +22,11 @@ it("forgets a refused row's wait once it is over, though the row expired and is 
   let now = 0;
   let waiting: SmppOutboxRow[] = [row(1), row(2), row(3)];
   const limits: number[] = [];
+  const inFlight = new Map<number, number>();
   const session = {
     open: true,
-    inFlight: new Map<number, number>(),
-    deliver(rowId: number) {
-      this.inFlight.set(rowId, rowId);
-    },
+    inFlight,
+    deliver: (rowId: number) => inFlight.set(rowId, rowId),
   } as unknown as SmppSession;
   const pump = createOutboxPump({
     messages: {
