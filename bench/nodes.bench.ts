@@ -151,8 +151,16 @@ async function measureCpu(nodes: NodeGroup, database: PostgresRound) {
     const cpu = Object.fromEntries(byRole.map(({ role, sampler }) => [role, per(sampler.stop().cpuSeconds)]));
     cpu.postgres = per(database.usage().backends.cpuSeconds);
     const stats = await database.finish(messages);
+    let rowWrites = 0;
+    let hotUpdates = 0;
+    for (const t of Object.values(stats.tables)) {
+      rowWrites += t.n_tup_ins + t.n_tup_upd + t.n_tup_del;
+      hotUpdates += t.n_tup_hot_upd;
+    }
     return {
       cpuMsPerMessage: cpu as CpuPerMessage,
+      rowWritesPerMessage: rowWrites,
+      hotUpdatesPerMessage: hotUpdates,
       statementsPerMessage: stats.perMessage.statements,
       commitsPerMessage: stats.perMessage.xact_commit,
     };
@@ -164,7 +172,8 @@ const cpuLine = (m: Awaited<ReturnType<Awaited<ReturnType<typeof measureCpu>>>>)
   return (
     `  CPU per message: api ${c.api.toFixed(3)} + delivery ${c.delivery.toFixed(3)} + webhooks ${c.webhooks.toFixed(3)} ` +
     `+ PostgreSQL backends ${c.postgres.toFixed(3)} = ${(c.api + c.delivery + c.webhooks + c.postgres).toFixed(3)} ms; ` +
-    `statements ${m.statementsPerMessage?.toFixed(1) ?? 'n/a'}, commits ${m.commitsPerMessage.toFixed(2)} per message`
+    `statements ${m.statementsPerMessage?.toFixed(1) ?? 'n/a'}, commits ${m.commitsPerMessage.toFixed(2)}, ` +
+    `rows written ${m.rowWritesPerMessage.toFixed(1)} (HOT updates ${m.hotUpdatesPerMessage.toFixed(1)}) per message`
   );
 };
 
