@@ -174,6 +174,7 @@ describeEachDialect('tokens and authentication', (h) => {
       is_active: '0',
       allowed_ips: '10.0.0.0/8',
       last_used_at: '',
+      scope: 'full',
     });
     const xmlOne = await call(h().app, 'GET', `/token/${second.body.token_id}`, {
       token: a.token,
