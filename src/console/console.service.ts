@@ -159,15 +159,8 @@ export function createConsoleService(deps: ConsoleServiceDeps) {
       ) {
         throw ApiError.data('email and password are required');
       }
-      const auth = await brake(() =>
-        accounts.authenticate({ username: email, password }, clientIp).catch((error) => {
-          // The same check as legacy body credentials, said in the form's words.
-          if (error instanceof ApiError && error.details.startsWith('sms.authentication:')) {
-            throw ApiError.auth('unknown e-mail or wrong password');
-          }
-          throw error;
-        }),
-      );
+      // A user's e-mail and password (the users service answers -1 in the form's words).
+      const auth = await brake(() => accounts.authenticate({ username: email, password }, clientIp));
       const cookie = randomBytes(32).toString('base64url');
       const now = clock.now();
       await consoleSessionsRepo.insert(db, {
