@@ -231,6 +231,28 @@ for (const dialect of availableDialects()) {
       expect(bad.body).toMatchObject({ status: -7, details: expect.stringMatching(/token\.scope/) });
     });
 
+    it('an invitation the SMTP server refuses is taken back: nobody is left invited without a link', async () => {
+      const { as } = await ownerSession();
+      const email = `refused-${Date.now()}@example.com`;
+      sink.refuseWith = 550;
+      try {
+        const invited = await as('POST', '/users', { json: { user: { email, role: 'viewer' } } });
+        expect(invited.body).toMatchObject({
+          status: -99,
+          details: expect.stringMatching(/nothing was created/),
+        });
+      } finally {
+        sink.refuseWith = undefined;
+      }
+      expect((await as('GET', '/users')).body.users.map((u: { email: string }) => u.email)).not.toContain(
+        email,
+      );
+      // Invited again once the server takes it.
+      const again = await as('POST', '/users', { json: { user: { email, role: 'viewer' } } });
+      expect(again.body).toMatchObject({ status: 1, user: { email, state: 'invited' } });
+      await mailTo(email);
+    });
+
     it('without SMTP the API refuses an invitation rather than create a user nobody is told about', async () => {
       const quiet = await createHarness(dialect);
       try {
