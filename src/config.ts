@@ -114,6 +114,8 @@ export const ConfigSchema = Type.Object({
   TIMEZONE: Type.String({ default: 'Europe/Paris' }),
   /** How long a console sign-in lasts, in hours; then its page asks for the password again. */
   CONSOLE_SESSION_HOURS: Type.Integer({ minimum: 1, maximum: 24 * 30, default: 12 }),
+  /** The console's address as users reach it, for the links of invitations (`<it>/accept?token=…`). */
+  CONSOLE_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   /** Countries a campaign may send to, as ISO 3166 codes (`FR,BE`); unset allows every country. */
   ALLOWED_COUNTRIES: Type.Optional(Type.String({ pattern: '^\\s*[A-Za-z]{2}(\\s*,\\s*[A-Za-z]{2})*\\s*$' })),
   /** The opt-out mention added to marketing texts. */
@@ -245,6 +247,7 @@ export const ConfigSchema = Type.Object({
 });
 
 export type Config = Static<typeof ConfigSchema> & {
+  CONSOLE_URL: string;
   LINK_HOST: string;
   LINK_BASE_URL: string;
   MESSAGE_VALIDITY_MS: number;
@@ -341,6 +344,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     MESSAGE_VALIDITY_MS: durationMs(config.MESSAGE_VALIDITY),
     MARKETING_WINDOW: marketingWindow,
     LINK_HOST: linkHost,
+    CONSOLE_URL: (
+      config.CONSOLE_URL ??
+      `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${config.PORT}/console`
+    ).replace(/\/+$/, ''),
     LINK_BASE_URL: (config.LINK_BASE_URL ?? `http://${linkHost}:${config.LINK_PORT}`).replace(/\/+$/, ''),
   };
 }

@@ -5,6 +5,8 @@ import { alertJobTiming } from './accounts/alert-worker.ts';
 import { type BalanceAlertsService, createBalanceAlertsService } from './accounts/balance-alerts.service.ts';
 import { type CreditsService, createCreditsService } from './accounts/credits.service.ts';
 import { createInvoicesService, type InvoicesService } from './accounts/invoices.service.ts';
+import { createSmtpMailer } from './accounts/mailer.ts';
+import { createPasswordGuard } from './accounts/password-guard.ts';
 import { hashPassword, ipAllowed, isIpOrCidr, verifyPassword } from './accounts/secrets.ts';
 import { createTokensService, type TokensService } from './accounts/tokens.service.ts';
 import { type CampaignsService, createCampaignsService } from './campaigns/campaigns.service.ts';
@@ -53,6 +55,8 @@ import { createSmppUsersService, type SmppUsersService } from './smpp-server/smp
 import { openStore, type Store } from './store/db.ts';
 import { migrate, migrations } from './store/migrate.ts';
 import { postgresNudges } from './store/notify.ts';
+import { mayGrantScope } from './users/permissions.ts';
+import { createUsersService, type UsersService } from './users/users.service.ts';
 import { webhookLeaseGuardMs } from './webhooks/dispatch-policy.ts';
 import { createUrlGuard, type UrlGuard } from './webhooks/url-guard.ts';
 import {
@@ -111,6 +115,8 @@ export interface Services {
   console: ConsoleService;
   /** SMPP credentials of accounts: the SMPP server's binds sign in with them (src/smpp-server). */
   smppUsers: SmppUsersService;
+  /** The people of an account: their console sign-in, roles, invitations and one-time links (src/users). */
+  users: UsersService;
   /** SMPP users' submits as sends, and their receipts and replies queued for their binds (src/smpp-server). */
   smppMessages: SmppMessagesService;
 }
@@ -188,7 +194,35 @@ export async function createDeps(
   if (overrides.supervisor) carriers.push(ipcCarrier(overrides.supervisor));
   if (databaseNudges) carriers.push(databaseNudges);
   const nudges = overrides.nudges ?? createNudges(carriers);
-  const tokens = createTokensService({ db, clock, timezone: config.TIMEZONE });
+  const tokens = createTokensService({
+    db,
+    clock,
+    timezone: config.TIMEZONE,
+    scopes: { mayGrant: mayGrantScope },
+  });
+  // Invitations' and resets' links go out through the SMTP server of balance alerts, when there is one.
+  const mailer = config.SMTP_URL
+    ? createSmtpMailer({ url: config.SMTP_URL, from: config.SMTP_FROM })
+    : undefined;
+  const userPasswords = createPasswordGuard({ clock });
+  const users = createUsersService({
+    db,
+    dialect: store.dialect,
+    clock,
+    timezone: config.TIMEZONE,
+    passwords: { hash: hashPassword, check: userPasswords.check },
+    accounts: {
+      signInAs: (accountId) => tokens.sessionContext(accountId, accountId),
+      exists: (accountId) =>
+        credits.credits(accountId).then(
+          () => true,
+          () => false,
+        ),
+    },
+    mailer,
+    consoleUrl: config.CONSOLE_URL,
+    linkTtlMs: 72 * 3_600_000,
+  });
   // A transfer's invoice is issued by the invoices service, created below (called only later).
   const credits = createCreditsService({
     db,
@@ -208,6 +242,9 @@ export async function createDeps(
       hold: (tx, accountId) => delivery.holdQueued(tx, accountId),
       release: (tx, accountId) => delivery.releaseHeld(tx, accountId),
       released: () => nudges.send('messages'),
+    },
+    owners: {
+      create: (tx, accountId, email, passwordHash) => users.createOwner(tx, accountId, email, passwordHash),
     },
     tokens,
     credits,
@@ -416,8 +453,9 @@ export async function createDeps(
     db,
     clock,
     accounts: {
-      authenticate: (credentials, clientIp) => tokens.authenticate(credentials, clientIp),
+      authenticate: (credentials) => users.authenticate(credentials.username, credentials.password),
       sessionContext: (signedInId, accountId) => tokens.sessionContext(signedInId, accountId),
+      user: (userId) => users.sessionUser(userId),
       account: (auth) => accounts.account(auth),
     },
     sessionHours: config.CONSOLE_SESSION_HOURS,
@@ -486,11 +524,13 @@ export async function createDeps(
       console: consoleSessions,
       smppUsers,
       smppMessages,
+      users,
     },
     urlGuard,
     nudges,
     ops,
     async close() {
+      mailer?.close();
       await databaseNudges?.close();
       await store.destroy();
     },

@@ -29,6 +29,13 @@ const usage = `usage: pigeon <command>
   token create ACCOUNT_ID --name NAME
   token list --account ID                 one JSON line per token of the account (never its secret)
   token revoke TOKEN_ID                   deletes the token: it stops working within a second
+  user add ACCOUNT_ID EMAIL --role ROLE   a user of the account (owner, admin, sender, developer or viewer),
+                                          invited: prints its one-time link to set a password (72 h), and
+                                          e-mails it too when SMTP_URL is set
+  user list --account ID                  one JSON line per user of the account
+  user remove USER_ID                     its console sessions lose every right at once; an account keeps
+                                          at least one owner
+  user reset-password USER_ID             prints a new one-time link to set the user's password
   smpp-user create --account ID --system-id NAME --password PASS [--tps N] [--max-binds N] [--allow-ip A,B]
                                           SMPP credentials of an account, for the SMPP server
                                           (SMPP_SERVER_PORT); the password is at most 8 characters
@@ -150,6 +157,7 @@ async function run(argv: string[]): Promise<void> {
       price: { type: 'string' },
       currency: { type: 'string' },
       account: { type: 'string' },
+      role: { type: 'string' },
       'system-id': { type: 'string' },
       tps: { type: 'string' },
       'max-binds': { type: 'string' },
@@ -255,6 +263,35 @@ async function run(argv: string[]): Promise<void> {
         deps.services.tokens.createTokenForCli(accountId, values.name!),
       );
       return print({ token_id, token });
+    }
+    case 'user': {
+      const users = (deps: Deps) => deps.services.users;
+      if (sub === 'add') {
+        const accountId = needId(rest[0], 'ACCOUNT_ID');
+        if (!rest[1] || rest.length > 2) throw new UsageError('user add takes ACCOUNT_ID EMAIL --role ROLE');
+        if (!values.role)
+          throw new UsageError('user add needs --role (owner, admin, sender, developer or viewer)');
+        const email = rest[1];
+        const role = values.role;
+        return print(await withDeps(config, (deps) => users(deps).operatorAdd(accountId, email, role)));
+      }
+      if (sub === 'list') {
+        if (rest.length > 0) throw new UsageError(`user list takes --account ID, got "${rest.join(' ')}"`);
+        const accountId = needId(values.account, '--account');
+        const listed = await withDeps(config, (deps) => users(deps).operatorList(accountId));
+        return writeOut(listed.map((u) => `${JSON.stringify(u)}\n`).join(''));
+      }
+      if (sub === 'remove' || sub === 'reset-password') {
+        const userId = needId(rest[0], 'USER_ID');
+        if (rest.length > 1)
+          throw new UsageError(`user ${sub} takes one USER_ID, got also "${rest.slice(1).join(' ')}"`);
+        return print(
+          await withDeps<object>(config, (deps) =>
+            sub === 'remove' ? users(deps).operatorRemove(userId) : users(deps).operatorResetPassword(userId),
+          ),
+        );
+      }
+      throw new UsageError('unknown user command; try: user add, list, remove or reset-password');
     }
     case 'smpp-user': {
       if (sub === 'create') {

@@ -34,6 +34,8 @@ import { createRetentionJob } from './retention/retention-job.ts';
 import { smppServerFromConfig } from './smpp-server/smpp-server-config.ts';
 import { smppUsersRoutes } from './smpp-server/smpp-users.routes.ts';
 import { createFirstStatistics } from './store/first-statistics.ts';
+import { authorize } from './users/permissions.ts';
+import { userLinkRoutes, usersRoutes } from './users/users.routes.ts';
 import { dispatcherFromConfig } from './webhooks/dispatch-policy.ts';
 import { webhooksRoutes } from './webhooks/webhooks.routes.ts';
 
@@ -88,7 +90,11 @@ export function buildApi(
       (api) => eraseRoutes(api, services.erase),
       (api) => statisticsRoutes(api, services.statistics),
       (api) => smppUsersRoutes(api, services.smppUsers),
+      (api) => usersRoutes(api, services.users),
     ],
+    publicRoutes: [(app) => userLinkRoutes(app, services.users)],
+    // Each route's permission against the caller's role or token scope (src/users/permissions.ts).
+    authorize,
   });
 }
 

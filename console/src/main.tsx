@@ -7,6 +7,7 @@ import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiFailure, api, errorText, onSignedOut, useCsrfToken } from './api.ts';
 import { formatNumber } from './format.ts';
+import { AcceptPage } from './pages/accept.tsx';
 import { AlertPage } from './pages/alert.tsx';
 import { BlacklistPage } from './pages/blacklist.tsx';
 import { CampaignPage } from './pages/campaign.tsx';
@@ -152,7 +153,7 @@ function NotFound() {
 function App() {
   const [session, setSession] = useState<Session | null | undefined>(undefined);
   const [loadError, setLoadError] = useState('');
-  const { path } = useLocation();
+  const { path, query } = useLocation();
 
   const adopt = (next: Session | null) => {
     if (next) useCsrfToken(next.csrf_token);
@@ -177,6 +178,9 @@ function App() {
   useEffect(() => {
     document.title = session ? `${route?.r.title ?? 'Not found'} · Pigeon` : 'Sign in · Pigeon';
   }, [session, route?.r.title]);
+
+  // An invitation's link: signed in or not, it sets the password of the user it was sent to.
+  if (path === '/accept') return <AcceptPage token={query.get('token') ?? ''} />;
 
   if (session === undefined) {
     return loadError ? (

@@ -9,6 +9,10 @@ export type Account = AccountView;
 export interface Session {
   csrf_token: string;
   signed_in_account_id: number;
+  /** The user who signed in, and its role (owner, admin, sender, developer, viewer). */
+  user_id: number;
+  email: string;
+  role: string;
   /** The account whose view is shown. */
   account_id: number;
   parent_id: number | null;

@@ -1,6 +1,8 @@
 // An account's profile: what POST /account may set (checked field by field) and the account object the
 // account reads answer, with SMSFactor's field names and the types its Java SDK parses.
+
 import { isSupportedCountry } from 'libphonenumber-js/max';
+import { normalEmail } from '../shared/email-address.ts';
 import { ApiError } from '../shared/errors.ts';
 import { idOut } from '../shared/ids.ts';
 import { isValidSender } from '../sms/sender.ts';
@@ -43,11 +45,9 @@ export interface Profile {
   description: string | null;
 }
 
-export const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export const minPasswordLength = 8;
 /** scrypt hashes any length, but a password is hashed on every legacy sign-in: bounded. */
 export const maxPasswordLength = 200;
-const maxEmailLength = 254;
 export const accountTypes = ['company', 'association', 'administration', 'private'] as const;
 
 /** Free-text fields: their longest accepted value. */
@@ -69,8 +69,8 @@ export const countryName = (code: string | null): string => (code ? (countryName
 
 /** Checks an e-mail and a password as every account creation does (the operator's CLI and POST /account). */
 export function checkCredentials(rawEmail: string, password: string, prefix = ''): string {
-  const email = rawEmail.trim().toLowerCase();
-  if (!emailPattern.test(email) || email.length > maxEmailLength) {
+  const email = normalEmail(rawEmail);
+  if (email === undefined) {
     throw ApiError.data(`${prefix}email "${rawEmail}" is not a valid e-mail address`);
   }
   if (password.length < minPasswordLength) {

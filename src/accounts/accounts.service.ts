@@ -33,6 +33,14 @@ export interface HeldMessages {
   released?(): void;
 }
 
+/**
+ * A new account's first user, its owner, with the account's e-mail and password hash (src/users: `src/deps.ts`
+ * wires this to the users service), in the account's creation transaction; -7 when a user has the e-mail.
+ */
+export interface AccountOwners {
+  create(tx: Executor, accountId: number, email: string, passwordHash: string): Promise<void>;
+}
+
 export interface NewAccountRequest {
   email: string;
   password: string;
@@ -55,6 +63,7 @@ export function createAccountsService(deps: {
   /** The zone of the operator's dates (`Y-m-d H:i:s`, as the API's). */
   timezone: string;
   heldMessages: HeldMessages;
+  owners: AccountOwners;
   /** A new account's first token; a lock forgets the account's tokens kept in memory. */
   tokens: Pick<TokensService, 'issue' | 'forgetTokensOf'>;
   /** The credits an account object shows; a new account's first ledger line. */
@@ -70,7 +79,7 @@ export function createAccountsService(deps: {
     ApiError.data(`${prefix}email ${email} is already used by an account`);
 
   /**
-   * Inserts an account and runs `after` in its transaction. The e-mail is checked first; two creations with
+   * Inserts an account and its owner user, and runs `after` in its transaction. The e-mail is checked first; two creations with
    * one e-mail at once are told apart by the unique index, and the loser gets the same -7.
    */
   async function storeAccount<T>(
@@ -81,7 +90,10 @@ export function createAccountsService(deps: {
     try {
       return await db.transaction().execute(async (tx) => {
         if (await accountsRepo.findByEmail(tx, account.email)) throw emailTaken(account.email, prefix);
-        return after(tx, await accountsRepo.insert(tx, account));
+        const id = await accountsRepo.insert(tx, account);
+        // Its owner signs in to the console with the account's e-mail and password.
+        await deps.owners.create(tx, id, account.email, account.password_hash);
+        return after(tx, id);
       });
     } catch (error) {
       if (!(error instanceof ApiError) && (await accountsRepo.findByEmail(db, account.email))) {

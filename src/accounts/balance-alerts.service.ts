@@ -4,9 +4,9 @@
 import type { AuthContext } from '../shared/auth-context.ts';
 import { backoffMs } from '../shared/backoff.ts';
 import type { Clock } from '../shared/clock.ts';
+import { emailPattern } from '../shared/email-address.ts';
 import { ApiError } from '../shared/errors.ts';
 import type { Db, DialectName, Executor } from '../store/db.ts';
-import { emailPattern } from './account-profile.ts';
 import { accountsLifecycleRepo } from './accounts-lifecycle.repo.ts';
 import { alertSmsText, parseAlert } from './alert-messages.ts';
 import {

@@ -6,7 +6,10 @@ import type { AccountsTable, TokensTable } from '../store/schema.ts';
 
 /** A token with what authenticating its caller needs, its account's parent and lock included. */
 export interface TokenOwner
-  extends Pick<Selectable<TokensTable>, 'account_id' | 'expires_at' | 'allowed_ips' | 'last_used_at'>,
+  extends Pick<
+      Selectable<TokensTable>,
+      'account_id' | 'expires_at' | 'allowed_ips' | 'last_used_at' | 'scope'
+    >,
     Pick<Selectable<AccountsTable>, 'parent_id' | 'locked'> {
   token_id: Selectable<TokensTable>['id'];
 }
@@ -40,6 +43,7 @@ export const tokensRepo = {
             'tokens.expires_at',
             'tokens.allowed_ips',
             'tokens.last_used_at',
+            'tokens.scope',
             'accounts.parent_id',
             'accounts.locked',
           ])
@@ -65,7 +69,7 @@ export const tokensRepo = {
   list(db: Executor, accountId: number) {
     return db
       .selectFrom('tokens')
-      .select(['id', 'name', 'created_at', 'expires_at', 'allowed_ips', 'last_used_at'])
+      .select(['id', 'name', 'created_at', 'expires_at', 'allowed_ips', 'last_used_at', 'scope'])
       .where('account_id', '=', accountId)
       .orderBy('id')
       .execute();
@@ -74,7 +78,7 @@ export const tokensRepo = {
   find(db: Executor, accountId: number, id: number) {
     return db
       .selectFrom('tokens')
-      .select(['id', 'name', 'created_at', 'expires_at', 'allowed_ips', 'last_used_at'])
+      .select(['id', 'name', 'created_at', 'expires_at', 'allowed_ips', 'last_used_at', 'scope'])
       .where('account_id', '=', accountId)
       .where('id', '=', id)
       .executeTakeFirst();

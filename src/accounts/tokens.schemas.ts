@@ -13,6 +13,7 @@ export const TokenInfo = Type.Object({
   is_active: Flag,
   allowed_ips: Type.Array(Type.String()),
   last_used_at: Nullable({ ...WallTime }),
+  scope: Type.String({ description: 'full (every right), send (sends, cancels and reads) or read' }),
 });
 export type TokenInfoView = Static<typeof TokenInfo>;
 
@@ -20,6 +21,7 @@ const createdToken = {
   token: Type.String({ description: 'the secret, shown this once' }),
   token_id: Id,
   allowed_ips: Type.Array(Type.String()),
+  scope: Type.String({ description: 'full (every right), send (sends, cancels and reads) or read' }),
 };
 export const CreatedToken = Type.Object(createdToken);
 export type CreatedTokenView = Static<typeof CreatedToken>;

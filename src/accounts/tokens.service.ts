@@ -1,6 +1,6 @@
 // Authentication (API tokens, legacy body credentials, a console session's caller), the tokens kept in memory
 // for it, and the tokens' creation, reads and revocation.
-import type { AuthContext } from '../shared/auth-context.ts';
+import { type AuthContext, type TokenScope, tokenScopes } from '../shared/auth-context.ts';
 import { wholeNumberIn } from '../shared/bounds.ts';
 import type { Clock } from '../shared/clock.ts';
 import { ApiError } from '../shared/errors.ts';
@@ -19,6 +19,8 @@ export interface TokenRequest {
   name: string;
   ttl?: number;
   allowed_ips?: string[] | string;
+  /** full (the default), send or read; checked here. */
+  scope?: unknown;
 }
 
 /** Legacy body credentials (`sms.authentication`): the account's e-mail and password. */
@@ -46,6 +48,8 @@ export function createTokensService(deps: {
   clock: Clock;
   timezone: string;
   passwordGuard?: PasswordGuardOptions;
+  /** Whether the caller's own rights (its role, its token's scope) cover every right of a token's scope. */
+  scopes?: { mayGrant(auth: AuthContext, scope: TokenScope): boolean };
 }) {
   const { db, clock, timezone } = deps;
 
@@ -110,6 +114,15 @@ export function createTokensService(deps: {
     return entries;
   }
 
+  function scopeOf(value: unknown): TokenScope {
+    if (value === undefined || value === null || value === '') return 'full';
+    const scope = tokenScopes.find((s) => s === value);
+    if (scope === undefined) {
+      throw ApiError.data(`token.scope must be ${tokenScopes.join(', ')}, not ${JSON.stringify(value)}`);
+    }
+    return scope;
+  }
+
   async function issueToken(
     ex: Executor,
     accountId: number,
@@ -125,6 +138,7 @@ export function createTokensService(deps: {
         ? undefined
         : wholeNumberIn('token.ttl', request.ttl, { min: 1, max: maxTokenTtlSeconds, unit: 'of seconds' });
     const allowed = normalizeAllowedIps(request.allowed_ips);
+    const scope = scopeOf(request.scope);
     const token = newToken();
     const now = clock.now();
     const id = await tokensRepo.insert(
@@ -135,10 +149,11 @@ export function createTokensService(deps: {
         token_hash: hashToken(token),
         expires_at: ttl === undefined ? null : now + ttl * 1000,
         allowed_ips: allowed ? JSON.stringify(allowed) : null,
+        scope,
       },
       now,
     );
-    return { token, token_id: idOut(id), allowed_ips: allowed ?? [] };
+    return { token, token_id: idOut(id), allowed_ips: allowed ?? [], scope };
   }
 
   /**
@@ -163,6 +178,7 @@ export function createTokensService(deps: {
       is_active: expiresAt === null || expiresAt > now ? 1 : 0,
       allowed_ips: row.allowed_ips ? (JSON.parse(row.allowed_ips) as string[]) : [],
       last_used_at: row.last_used_at === null ? null : wallTime(tokenDate(Number(row.last_used_at))),
+      scope: row.scope,
     };
   };
 
@@ -195,7 +211,12 @@ export function createTokensService(deps: {
         await tokensRepo.touch(db, row.token_id, now);
         row.last_used_at = now;
       }
-      return { accountId: row.account_id, tokenId: row.token_id, parentId: row.parent_id };
+      return {
+        accountId: row.account_id,
+        tokenId: row.token_id,
+        parentId: row.parent_id,
+        scope: row.scope as TokenScope,
+      };
     },
 
     /**
@@ -212,8 +233,16 @@ export function createTokensService(deps: {
       return { accountId, tokenId: 0, parentId };
     },
 
-    /** A token for the caller, or for one of its direct sub-accounts (-5 for any other account). */
+    /**
+     * A token for the caller, or for one of its direct sub-accounts (-5 for any other account), never of a
+     * scope wider than the caller's own rights (-1): a developer's or a send token's cannot be full.
+     */
     async createToken(auth: AuthContext, request: TokenRequest, rawAccountId?: string) {
+      const scope = scopeOf(request.scope);
+      if (deps.scopes && !deps.scopes.mayGrant(auth, scope)) {
+        const who = auth.role !== undefined ? `the role ${auth.role}` : `a token of scope ${auth.scope}`;
+        throw ApiError.auth(`${who} may not create a token of scope ${scope}, which has rights it has not`);
+      }
       let accountId = auth.accountId;
       if (rawAccountId !== undefined) {
         const forAccountId = idIn(rawAccountId);
@@ -223,7 +252,7 @@ export function createTokensService(deps: {
         }
         accountId = target.id;
       }
-      return issueToken(db, accountId, request);
+      return issueToken(db, accountId, { ...request, scope });
     },
 
     async createTokenForCli(accountId: number, name: string) {

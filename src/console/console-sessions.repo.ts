@@ -14,7 +14,7 @@ export const consoleSessionsRepo = {
   findLive(db: Executor, sessionHash: string, now: number) {
     return db
       .selectFrom('console_sessions')
-      .select(['id', 'account_id', 'acting_account_id', 'csrf_token', 'expires_at'])
+      .select(['id', 'account_id', 'acting_account_id', 'user_id', 'csrf_token', 'expires_at'])
       .where('session_hash', '=', sessionHash)
       .where('expires_at', '>', now)
       .executeTakeFirst();

@@ -8,6 +8,9 @@ import { answer, Nullable } from '../http/response-schemas.ts';
 const Session = Type.Object({
   csrf_token: Type.String({ description: 'sent back in `x-csrf-token` on every change the page makes' }),
   signed_in_account_id: Type.Integer(),
+  user_id: Type.Integer({ description: 'the user who signed in' }),
+  email: Type.String({ description: "that user's e-mail" }),
+  role: Type.String({ description: "that user's role, read again on every request" }),
   account_id: Type.Integer({ description: 'the account whose view the session shows' }),
   parent_id: Nullable(Type.Integer()),
   account: Account,
@@ -22,7 +25,7 @@ const common = { tags: ['console'], security: [] };
 
 export const signInSchema = {
   ...common,
-  summary: "Signs the web console in with the account's e-mail and password; sets the session cookie",
+  summary: "Signs the web console in with a user's e-mail and password; sets the session cookie",
   body: Type.Object({ email: Type.Unknown(), password: Type.Unknown() }),
   response: SessionAnswer,
 };

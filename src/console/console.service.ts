@@ -1,10 +1,10 @@
-// The console's sessions: sign in with the account's e-mail and password, a cookie that authenticates the
+// The console's sessions: sign in with a user's e-mail and password (the account's owner's are the account's), a cookie that authenticates the
 // same API routes a token does, a CSRF token every request made with it must carry (reads too), and a
 // parent's switch into one of its sub-accounts' view. The console has no routes of its own beyond these:
 // everything else it does goes through the API, with the API's rules and errors.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { AccountView } from '../accounts/accounts.schemas.ts';
-import type { AuthContext } from '../shared/auth-context.ts';
+import type { AuthContext, Role } from '../shared/auth-context.ts';
 import type { Clock } from '../shared/clock.ts';
 import { ApiError, Status } from '../shared/errors.ts';
 import type { Executor } from '../store/db.ts';
@@ -14,11 +14,16 @@ export const sessionCookieName = 'pigeon_session';
 /** The header the console page sends its CSRF token in. */
 export const csrfHeaderName = 'x-csrf-token';
 
-/** What the console reads of accounts, through their service. */
+/** What the console reads of accounts and their users, through their services. */
 export interface ConsoleAccounts {
-  /** Checks an e-mail and password (with the brake on wrong passwords); -1 for a wrong pair or a lock. */
+  /**
+   * Checks a user's e-mail and password (with the brake on wrong passwords); -1 for a wrong pair or a lock.
+   * The answer names the user (`userId`, `role`).
+   */
   authenticate(credentials: { username: string; password: string }, clientIp: string): Promise<AuthContext>;
   sessionContext(signedInId: number, accountId: number): Promise<AuthContext>;
+  /** The user behind a session, read on every request: undefined once removed. */
+  user(userId: number): Promise<{ accountId: number; email: string; role: Role } | undefined>;
   account(auth: AuthContext): Promise<AccountView>;
 }
 
@@ -38,6 +43,10 @@ export interface ConsoleServiceDeps {
 export interface SessionView {
   csrf_token: string;
   signed_in_account_id: number;
+  /** The user who signed in, its e-mail and its role (read again on every request). */
+  user_id: number;
+  email: string;
+  role: Role;
   /** The account whose view the session shows (the signed-in one, or a sub-account after a switch). */
   account_id: number;
   /** That account's parent, if it is a sub-account. */
@@ -74,10 +83,11 @@ export function createConsoleService(deps: ConsoleServiceDeps) {
   async function live(cookie: string | undefined) {
     if (!cookie) throw signInAgain();
     const session = await consoleSessionsRepo.findLive(db, hashOf(cookie), clock.now());
-    if (!session) throw signInAgain();
+    if (!session || session.user_id === null) throw signInAgain();
     return {
       ...session,
       id: Number(session.id),
+      user_id: Number(session.user_id),
       account_id: Number(session.account_id),
       acting_account_id: Number(session.acting_account_id),
       expires_at: Number(session.expires_at),
@@ -98,11 +108,27 @@ export function createConsoleService(deps: ConsoleServiceDeps) {
     );
   }
 
-  async function view(session: Awaited<ReturnType<typeof live>>): Promise<SessionView> {
+  /**
+   * The caller a session acts as, checked on every request: its user still exists, still a user of the
+   * signed-in account, with the role it has now; the acting account is still one it may act as, unlocked.
+   */
+  async function sessionCaller(session: Awaited<ReturnType<typeof live>>) {
+    const user = await accounts.user(session.user_id);
+    if (!user || user.accountId !== session.account_id) {
+      throw ApiError.auth('the user of this console session was removed: sign in again');
+    }
     const auth = await accounts.sessionContext(session.account_id, session.acting_account_id);
+    return { auth: { ...auth, userId: session.user_id, role: user.role }, user };
+  }
+
+  async function view(session: Awaited<ReturnType<typeof live>>): Promise<SessionView> {
+    const { auth, user } = await sessionCaller(session);
     return {
       csrf_token: session.csrf_token,
       signed_in_account_id: session.account_id,
+      user_id: session.user_id,
+      email: user.email,
+      role: user.role,
       account_id: auth.accountId,
       parent_id: auth.parentId,
       account: await accounts.account(auth),
@@ -133,21 +159,15 @@ export function createConsoleService(deps: ConsoleServiceDeps) {
       ) {
         throw ApiError.data('email and password are required');
       }
-      const auth = await brake(() =>
-        accounts.authenticate({ username: email, password }, clientIp).catch((error) => {
-          // The same check as legacy body credentials, said in the form's words.
-          if (error instanceof ApiError && error.details.startsWith('sms.authentication:')) {
-            throw ApiError.auth('unknown e-mail or wrong password');
-          }
-          throw error;
-        }),
-      );
+      // A user's e-mail and password (the users service answers -1 in the form's words).
+      const auth = await brake(() => accounts.authenticate({ username: email, password }, clientIp));
       const cookie = randomBytes(32).toString('base64url');
       const now = clock.now();
       await consoleSessionsRepo.insert(db, {
         session_hash: hashOf(cookie),
         account_id: auth.accountId,
         acting_account_id: auth.accountId,
+        user_id: auth.userId ?? null,
         csrf_token: randomBytes(24).toString('base64url'),
         created_at: now,
         expires_at: now + ttlMs,
@@ -167,7 +187,7 @@ export function createConsoleService(deps: ConsoleServiceDeps) {
     async authenticate(cookie: string, method: string, csrf: string | undefined): Promise<AuthContext> {
       const session = await live(cookie);
       checkCsrf(method, csrf, session.csrf_token);
-      return accounts.sessionContext(session.account_id, session.acting_account_id);
+      return (await sessionCaller(session)).auth;
     },
 
     /** PUT /console/session/account: shows one direct sub-account's view, or (null) the signed-in one's again. */

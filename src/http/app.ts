@@ -31,6 +31,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The API's limits, for a sign-in outside the auth hook (the console's) to count toward the same brake. */
     rateLimits: RateLimits;
+    /** Every authenticated API route, as it registered (HEAD routes included), for the permission checks' tests. */
+    apiRoutes: { method: string; url: string }[];
   }
 }
 
@@ -83,7 +85,14 @@ export interface AppDeps {
   };
   /** Registers the console (its page, assets and sign-in) outside authentication. */
   console?: (app: App) => void;
+  /**
+   * Refuses (throws) a signed-in caller whose rights lack what the route needs: the route's method and URL
+   * pattern, as registered. Asked on every API request once its caller is known.
+   */
+  authorize?: (auth: AuthContext, method: string, url: string) => void;
   routes: readonly RoutePlugin[];
+  /** Routes outside authentication beside the API's (an invitation's acceptance): each one signs in itself. */
+  publicRoutes?: readonly RoutePlugin[];
   /** Registers what describes the routes (OpenAPI, docs) outside authentication, before any route is added. */
   documentation?: (app: App) => void;
   /** Registers the operator's endpoints (/health, /ready, /metrics) and hooks, outside authentication. */
@@ -124,6 +133,8 @@ export function buildApp(deps: AppDeps): App {
   registerRequestLog(app, { accessLog: deps.config.ACCESS_LOG === 'on' });
   const limits = registerRateLimits(app, rateLimitOptions(deps.config), deps.clock ?? systemClock);
   app.decorate('rateLimits', limits);
+  const apiRoutes: { method: string; url: string }[] = [];
+  app.decorate('apiRoutes', apiRoutes);
   registerRequestLimits(app, deps.config);
 
   app.removeAllContentTypeParsers();
@@ -179,7 +190,13 @@ export function buildApp(deps: AppDeps): App {
   app.register(async (api: App) => {
     api.addHook('onRoute', (route) => {
       route.config = { ...route.config, authenticated: true };
+      for (const method of [route.method].flat()) apiRoutes.push({ method, url: route.url });
     });
+    // The caller's rights against the route's (its role, its token's scope), once the caller is known.
+    const authorize = (request: FastifyRequest) => {
+      if (request.auth && deps.authorize)
+        deps.authorize(request.auth, request.method, request.routeOptions.url ?? request.url);
+    };
     // A token (header, or query where the route takes one) is checked before the body is read: a refused
     // request costs no body, and the body limits know whose it is.
     api.addHook('onRequest', async (request) => {
@@ -194,6 +211,7 @@ export function buildApp(deps: AppDeps): App {
           () => deps.authenticate(credential, request.ip),
           'token',
         );
+        authorize(request);
         return;
       }
       const sessions = deps.sessions;
@@ -206,18 +224,30 @@ export function buildApp(deps: AppDeps): App {
         () => sessions!.authenticate(cookie, request.method, typeof csrf === 'string' ? csrf : undefined),
         'token',
       );
+      authorize(request);
     });
     // Without one, only legacy credentials in the (smaller) body can sign the request in.
     api.addHook('preHandler', async (request, reply) => {
       negotiate(request, reply);
-      if (request.auth) return;
+      if (request.auth) {
+        // A token or session was checked in onRequest; XML body credentials, found as the body was parsed, here.
+        authorize(request);
+        return;
+      }
       const credential = bodyCredentials(request.body);
       request.auth = await limits.authenticate(request, credential !== undefined, () =>
         deps.authenticate(credential, request.ip),
       );
+      authorize(request);
     });
     for (const register of deps.routes) register(api);
   });
+  // Beside the API, outside its authentication: their own rules sign them in.
+  if (deps.publicRoutes) {
+    app.register(async (open: App) => {
+      for (const register of deps.publicRoutes ?? []) register(open);
+    });
+  }
 
   return app;
 }

@@ -5,4 +5,16 @@ export interface AuthContext {
   parentId: number | null;
   /** The person behind a console session (a user of the account); absent for a token or body credentials. */
   userId?: number;
+  /** That user's role, read again on every request (src/users/permissions.ts). */
+  role?: Role;
+  /** A token's scope (src/users/permissions.ts); absent for body credentials, which act as the account. */
+  scope?: TokenScope;
 }
+
+/** What a user of an account may do, from most to least (src/users/README.md). */
+export const roles = ['owner', 'admin', 'sender', 'developer', 'viewer'] as const;
+export type Role = (typeof roles)[number];
+
+/** What an API token may do: everything (SMSFactor's tokens), send and read, or read only. */
+export const tokenScopes = ['full', 'send', 'read'] as const;
+export type TokenScope = (typeof tokenScopes)[number];

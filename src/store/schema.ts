@@ -52,6 +52,8 @@ export interface TokensTable {
   allowed_ips: string | null;
   created_at: number;
   last_used_at: number | null;
+  /** What the token may do (src/users/permissions.ts): full (the default), send or read. */
+  scope: Generated<string>;
 }
 
 export interface BalanceNotificationsTable {
@@ -454,6 +456,23 @@ export interface ConsoleSessionsTable {
   csrf_token: string;
   created_at: number;
   expires_at: number;
+  /** The user who signed in (migration 032); every request reads that user's role again. */
+  user_id: number | null;
+}
+
+/** A person of an account (migration 032, src/users). */
+export interface UsersTable {
+  id: Generated<number>;
+  account_id: number;
+  /** Lower case, unique over every account. */
+  email: string;
+  /** scrypt; null until an invited user sets a password. */
+  password_hash: string | null;
+  role: string;
+  /** SHA-256 of the open one-time link (invitation or reset), if any. */
+  link_hash: string | null;
+  link_expires_at: number | null;
+  created_at: number;
 }
 
 /** A delivery process's connector as it last published it (migration 022), for `pigeon connectors`. */
@@ -551,6 +570,7 @@ export interface Database {
   daily_message_counts: DailyMessageCountsTable;
   connector_status: ConnectorStatusTable;
   console_sessions: ConsoleSessionsTable;
+  users: UsersTable;
   smpp_users: SmppUsersTable;
   smpp_submits: SmppSubmitsTable;
   smpp_outbox: SmppOutboxTable;
@@ -595,6 +615,7 @@ export const tableNames = Object.keys({
   daily_message_counts: true,
   connector_status: true,
   console_sessions: true,
+  users: true,
   smpp_users: true,
   smpp_submits: true,
   smpp_outbox: true,

@@ -230,6 +230,7 @@ describeEachDialect('operator commands', (h) => {
         is_active: 1,
         allowed_ips: [],
         last_used_at: expect.any(String),
+        scope: 'full',
       });
       expect(list.stdout).not.toContain(token);
 

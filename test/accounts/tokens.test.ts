@@ -119,6 +119,8 @@ describeEachDialect('tokens and authentication', (h) => {
       token: expect.stringMatching(/^[0-9A-Za-z]{43}$/),
       token_id: expect.stringMatching(/^\d+$/),
       allowed_ips: ['10.0.0.0/8'],
+      // Full access unless asked otherwise, as every SMSFactor token.
+      scope: 'full',
     });
     const list = await call(h().app, 'GET', '/token', { token: a.token });
     expect(list.raw).not.toContain(a.token);
@@ -135,6 +137,7 @@ describeEachDialect('tokens and authentication', (h) => {
         allowed_ips: [],
         // The listing itself used the default token: it was last used now.
         last_used_at: wall(h().clock.now()),
+        scope: 'full',
       },
       {
         api_token_id: second.body.token_id,
@@ -145,6 +148,7 @@ describeEachDialect('tokens and authentication', (h) => {
         is_active: 1,
         allowed_ips: ['10.0.0.0/8'],
         last_used_at: null,
+        scope: 'full',
       },
     ]);
     const one = await call(h().app, 'GET', `/token/${second.body.token_id}`, { token: a.token });
@@ -170,6 +174,7 @@ describeEachDialect('tokens and authentication', (h) => {
       is_active: '0',
       allowed_ips: '10.0.0.0/8',
       last_used_at: '',
+      scope: 'full',
     });
     const xmlOne = await call(h().app, 'GET', `/token/${second.body.token_id}`, {
       token: a.token,

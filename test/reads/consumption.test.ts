@@ -3,13 +3,12 @@
 // counted (cancelled, queued, refused, expired before a submit); whose ids a caller may name; JSON and XML;
 // SQLite and PostgreSQL. Messages go through the delivery worker and the simulator, on the harness's clock.
 import { XMLParser } from 'fast-xml-parser';
-import { type Kysely, type Migration, Migrator } from 'kysely';
+import type { Kysely } from 'kysely';
 import { DateTime } from 'luxon';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { DeliveryWorker } from '../../src/delivery/delivery-worker.ts';
 import type { OutboundPart, SubmitOutcome, Transport } from '../../src/delivery/transport.ts';
 import type { Store } from '../../src/store/db.ts';
-import { migrations } from '../../src/store/migrate.ts';
 import {
   availableDialects,
   call,
@@ -18,6 +17,7 @@ import {
   type Harness,
   type TestAccount,
 } from '../helpers/harness.ts';
+import { migrateThrough } from '../helpers/migrate-through.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { deliveringSimulator, testDeliveryWorker } from '../helpers/worker.ts';
 import { asXmlWouldSay } from '../helpers/xml.ts';
@@ -414,22 +414,6 @@ describeEachDialect('consumption', (h) => {
   });
 });
 
-/** Brings an empty database to the schema before migration 017, as the version that ended there did. */
-async function migrateBefore017(store: Store): Promise<void> {
-  const postgres = store.dialect === 'postgres';
-  const older: Record<string, Migration> = {};
-  for (const [name, m] of Object.entries(migrations)) {
-    if (name >= '017') break;
-    older[name] = { up: (db) => m.up(db, postgres) };
-  }
-  const { error } = await new Migrator({
-    db: store.db,
-    provider: { getMigrations: async () => older },
-    migrationTableSchema: store.schema,
-  }).migrateToLatest();
-  if (error) throw error;
-}
-
 const dueAt = paris('2026-02-10 09:00:00');
 const receiptAt = paris('2026-02-10 09:05:00');
 const submittedAt = paris('2026-02-11 14:00:00');
@@ -438,7 +422,7 @@ const oldSentCount = 2100;
 
 /** One account's messages as the version before 017 stored them: sent ones, and ones never sent. */
 async function seedBefore017(store: Store): Promise<void> {
-  await migrateBefore017(store);
+  await migrateThrough(store, '016-invoices');
   // biome-ignore lint/suspicious/noExplicitAny: the schema of an older version.
   const db = store.db as Kysely<any>;
   await db

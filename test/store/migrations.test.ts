@@ -2,27 +2,10 @@
 // of the webhook outbox into delivery's own table (009), the CLICKER context of links copied from their
 // messages and contacts onto their own rows (010), and the lists a campaign used found through its messages'
 // contacts (013), on SQLite and on PostgreSQL.
-import { type Migration, Migrator } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/db.ts';
-import { migrations } from '../../src/store/migrate.ts';
 import { availableDialects, call, createHarness, type Harness } from '../helpers/harness.ts';
-
-/** Brings an empty database to the schema of the given migration, as the version that ended there did. */
-async function migrateThrough(store: Store, last: keyof typeof migrations): Promise<void> {
-  const postgres = store.dialect === 'postgres';
-  const older: Record<string, Migration> = {};
-  for (const [name, m] of Object.entries(migrations)) {
-    if (name > last) break;
-    older[name] = { up: (db) => m.up(db, postgres) };
-  }
-  const { error } = await new Migrator({
-    db: store.db,
-    provider: { getMigrations: async () => older },
-    migrationTableSchema: store.schema,
-  }).migrateToLatest();
-  if (error) throw error;
-}
+import { migrateThrough } from '../helpers/migrate-through.ts';
 
 // 2026-03-02 09:15:30 and 09:16:00 in Paris (UTC+1 in March, before the change to summer time).
 const firstReplyAt = Date.UTC(2026, 2, 2, 8, 15, 30);

@@ -1,0 +1,91 @@
+// SQL for the users of accounts (`users`). No rules here.
+import type { Insertable, Selectable } from 'kysely';
+import type { DialectName, Executor } from '../store/db.ts';
+import type { UsersTable } from '../store/schema.ts';
+
+export type UserRow = Selectable<UsersTable>;
+
+const listed = [
+  'id',
+  'account_id',
+  'email',
+  'role',
+  'password_hash',
+  'link_expires_at',
+  'created_at',
+] as const;
+
+export const usersRepo = {
+  async insert(db: Executor, user: Insertable<UsersTable>): Promise<number> {
+    const row = await db.insertInto('users').values(user).returning('id').executeTakeFirstOrThrow();
+    return Number(row.id);
+  },
+
+  findByEmail(db: Executor, email: string) {
+    return db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
+  },
+
+  /** A user of any account (the operator's commands, a session's user). */
+  find(db: Executor, id: number) {
+    return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+  },
+
+  /** The user whose open link has this hash, expired or not. */
+  findByLink(db: Executor, linkHash: string) {
+    return db.selectFrom('users').selectAll().where('link_hash', '=', linkHash).executeTakeFirst();
+  },
+
+  list(db: Executor, accountId: number) {
+    return db.selectFrom('users').select(listed).where('account_id', '=', accountId).orderBy('id').execute();
+  },
+
+  /**
+   * The account's users' roles, locked until the transaction ends on PostgreSQL (SQLite has one writer), so
+   * two changes to its owners at once cannot both see another owner left.
+   */
+  rolesForUpdate(db: Executor, dialect: DialectName, accountId: number) {
+    let query = db
+      .selectFrom('users')
+      .select(['id', 'role'])
+      .where('account_id', '=', accountId)
+      .orderBy('id');
+    if (dialect === 'postgres') query = query.forUpdate();
+    return query.execute();
+  },
+
+  async setRole(db: Executor, accountId: number, id: number, role: string): Promise<void> {
+    await db
+      .updateTable('users')
+      .set({ role })
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .execute();
+  },
+
+  async delete(db: Executor, accountId: number, id: number): Promise<void> {
+    await db.deleteFrom('users').where('account_id', '=', accountId).where('id', '=', id).execute();
+  },
+
+  /** Opens a one-time link (replacing any open one). */
+  async setLink(db: Executor, id: number, linkHash: string, expiresAt: number): Promise<void> {
+    await db
+      .updateTable('users')
+      .set({ link_hash: linkHash, link_expires_at: expiresAt })
+      .where('id', '=', id)
+      .execute();
+  },
+
+  /**
+   * Uses a link once: sets the password and closes the link in one conditional UPDATE, so of two uses at once
+   * one wins. The user, or undefined when the link is unknown, used or expired.
+   */
+  useLink(db: Executor, linkHash: string, passwordHash: string, now: number) {
+    return db
+      .updateTable('users')
+      .set({ password_hash: passwordHash, link_hash: null, link_expires_at: null })
+      .where('link_hash', '=', linkHash)
+      .where('link_expires_at', '>', now)
+      .returning(['id', 'account_id', 'email', 'role'])
+      .executeTakeFirst();
+  },
+};

@@ -1,0 +1,295 @@
+// Users of an account: their sign-in (the console's), roles, invitations and one-time links, the owner's API
+// (GET/POST/PUT/DELETE /users, POST /users/accept) and the operator's commands (`pigeon user …`).
+import { createHash, randomBytes } from 'node:crypto';
+import { type AuthContext, type Role, roles } from '../shared/auth-context.ts';
+import type { Clock } from '../shared/clock.ts';
+import { normalEmail } from '../shared/email-address.ts';
+import { ApiError, Status } from '../shared/errors.ts';
+import { idIn, idOut } from '../shared/ids.ts';
+import { zonedTime } from '../shared/zoned-time.ts';
+import type { DialectName, Executor } from '../store/db.ts';
+import { checkNewPassword } from './password-policy.ts';
+import { type UserRow, usersRepo } from './users.repo.ts';
+import type { UserView } from './users.schemas.ts';
+
+/** What the users service needs of passwords: accounts' scrypt, and the brake on wrong ones. */
+export interface UserPasswords {
+  hash(password: string): Promise<string>;
+  /** Whether `password` matches `storedHash` (undefined: no such user, the same work done); -1 when braked. */
+  check(email: string, password: string, storedHash: string | undefined): Promise<boolean>;
+}
+
+/** What the users service asks of accounts, through their service. */
+export interface UserAccounts {
+  /** The caller signing in as the account: -1 when it is locked or gone. */
+  signInAs(accountId: number): Promise<AuthContext>;
+  exists(accountId: number): Promise<boolean>;
+}
+
+/** E-mail out (src/accounts/mailer.ts); undefined without SMTP_URL. */
+export interface UserMailer {
+  send(mail: { to: string; subject: string; text: string }): Promise<void>;
+}
+
+/** A one-time link: opened by an invitation or the operator's reset, used once to set a password. */
+export interface OneTimeLink {
+  link: string;
+  expires_at: string;
+}
+
+export type UsersService = ReturnType<typeof createUsersService>;
+
+const hashLink = (token: string) => createHash('sha256').update(token).digest('hex');
+
+export function createUsersService(deps: {
+  db: Executor;
+  dialect: DialectName;
+  clock: Clock;
+  timezone: string;
+  passwords: UserPasswords;
+  accounts: UserAccounts;
+  mailer: UserMailer | undefined;
+  /** The console's public address (CONSOLE_URL): links point to `<it>/accept?token=…`. */
+  consoleUrl: string;
+  /** How long a link works. */
+  linkTtlMs: number;
+}) {
+  const { db, clock, passwords, accounts } = deps;
+  const { wallTime } = zonedTime(deps.timezone);
+
+  const view = (row: Pick<UserRow, 'id' | 'email' | 'role' | 'password_hash' | 'created_at'>): UserView => ({
+    id: idOut(row.id),
+    email: row.email,
+    role: row.role,
+    // invited: no password yet (its link may have expired: the operator's reset opens a new one).
+    state: row.password_hash === null ? 'invited' : 'active',
+    created_at: wallTime(Number(row.created_at)),
+  });
+
+  function roleOf(value: unknown, field = 'user.role'): Role {
+    const role = roles.find((r) => r === value);
+    if (role === undefined) throw ApiError.data(`${field} must be one of ${roles.join(', ')}`);
+    return role;
+  }
+
+  function emailOf(value: unknown): string {
+    const email = typeof value === 'string' ? normalEmail(value) : undefined;
+    if (email === undefined)
+      throw ApiError.data(`user.email ${JSON.stringify(value)} is not an e-mail address`);
+    return email;
+  }
+
+  const emailTaken = (email: string) => ApiError.data(`user.email ${email} is already a user's`);
+  const noSuchUser = (raw: unknown) => ApiError.notFound(`user "${String(raw)}" not found`);
+
+  /** Opens a one-time link for the user: only its SHA-256 is kept. */
+  async function openLink(ex: Executor, userId: number): Promise<OneTimeLink> {
+    const token = randomBytes(32).toString('base64url');
+    const expiresAt = clock.now() + deps.linkTtlMs;
+    await usersRepo.setLink(ex, userId, hashLink(token), expiresAt);
+    return { link: `${deps.consoleUrl}/accept?token=${token}`, expires_at: wallTime(expiresAt) };
+  }
+
+  async function mailLink(to: string, accountId: number, link: OneTimeLink, invited: boolean): Promise<void> {
+    if (!deps.mailer) throw new Error('SMTP_URL is not set');
+    const what = invited ? `You are invited to the Pigeon account ${accountId}` : 'Set a new Pigeon password';
+    await deps.mailer.send({
+      to,
+      subject: what,
+      text:
+        `${what}.\n\nOpen this link to set your password (it works once, until ${link.expires_at}):\n\n` +
+        `${link.link}\n\nIf you did not expect this e-mail, ignore it.\n`,
+    });
+  }
+
+  /** A user of any account, or -5. */
+  async function anyUser(userId: number): Promise<UserRow> {
+    const row = await usersRepo.find(db, userId);
+    if (!row) throw ApiError.notFound(`user ${userId} does not exist`);
+    return row;
+  }
+
+  /**
+   * Changes one user of the account (its role, or its removal with `role` null) in a transaction that locks
+   * the account's users: an account always keeps an owner.
+   */
+  async function change(accountId: number, userId: number, raw: unknown, role: Role | null): Promise<void> {
+    await db.transaction().execute(async (tx) => {
+      const users = await usersRepo.rolesForUpdate(tx, deps.dialect, accountId);
+      const target = users.find((u) => Number(u.id) === userId);
+      if (!target) throw noSuchUser(raw);
+      const ownersLeft = users.filter((u) => u.role === 'owner' && Number(u.id) !== userId).length;
+      if (target.role === 'owner' && role !== 'owner' && ownersLeft === 0) {
+        throw ApiError.data(
+          `user ${userId} is the account's last owner: make another user owner before ${role === null ? 'removing' : 'demoting'} it`,
+        );
+      }
+      if (role === null) await usersRepo.delete(tx, accountId, userId);
+      else await usersRepo.setRole(tx, accountId, userId, role);
+    });
+  }
+
+  /** Creates an invited user (no password) with a link; e-mails it when there is a mailer. */
+  async function invite(accountId: number, rawEmail: unknown, rawRole: unknown, mail: 'always' | 'if-set') {
+    const email = emailOf(rawEmail);
+    const role = roleOf(rawRole);
+    if (mail === 'always' && !deps.mailer) {
+      throw ApiError.data(
+        'SMTP_URL is not set: the invitation cannot be e-mailed (the operator can run `pigeon user add`, which prints the link)',
+      );
+    }
+    let created: { id: number; link: OneTimeLink };
+    try {
+      created = await db.transaction().execute(async (tx) => {
+        if (await usersRepo.findByEmail(tx, email)) throw emailTaken(email);
+        const id = await usersRepo.insert(tx, {
+          account_id: accountId,
+          email,
+          password_hash: null,
+          role,
+          created_at: clock.now(),
+        });
+        return { id, link: await openLink(tx, id) };
+      });
+    } catch (error) {
+      // Two invitations of one e-mail at once: the loser meets the unique index.
+      if (!(error instanceof ApiError) && (await usersRepo.findByEmail(db, email))) throw emailTaken(email);
+      throw error;
+    }
+    let emailed = false;
+    if (deps.mailer) {
+      try {
+        await mailLink(email, accountId, created.link, true);
+        emailed = true;
+      } catch (error) {
+        if (mail === 'always') {
+          // Nobody received the link: the invitation is taken back, and can be made again.
+          await usersRepo.delete(db, accountId, created.id);
+          throw new ApiError(
+            Status.unknown,
+            `the invitation e-mail could not be sent (${(error as Error).message}): nothing was created`,
+          );
+        }
+      }
+    }
+    return { user: view(await anyUser(created.id)), ...created.link, emailed };
+  }
+
+  return {
+    /**
+     * An account's first user, its owner, in the account's creation transaction, with the account's e-mail
+     * and password hash (its console sign-in). -7 when a user already has that e-mail.
+     */
+    async createOwner(tx: Executor, accountId: number, email: string, passwordHash: string): Promise<void> {
+      if (await usersRepo.findByEmail(tx, email))
+        throw ApiError.data(`email ${email} is already used by a user`);
+      await usersRepo.insert(tx, {
+        account_id: accountId,
+        email,
+        password_hash: passwordHash,
+        role: 'owner',
+        created_at: clock.now(),
+      });
+    },
+
+    /**
+     * The console's sign-in: a user's e-mail and password (with the brake on wrong passwords), then its
+     * account as the caller (-1 when locked). An invited user without a password cannot sign in.
+     */
+    async authenticate(rawEmail: string, password: string): Promise<AuthContext> {
+      const email = rawEmail.trim().toLowerCase();
+      const user = await usersRepo.findByEmail(db, email);
+      const ok = await passwords.check(email, password, user?.password_hash ?? undefined);
+      if (!ok || !user) throw ApiError.auth('unknown e-mail or wrong password');
+      const auth = await accounts.signInAs(Number(user.account_id));
+      return { ...auth, userId: Number(user.id), role: roleOf(user.role, 'role') };
+    },
+
+    /** The user behind a console session, read again on every request: undefined once removed. */
+    async sessionUser(userId: number) {
+      const user = await usersRepo.find(db, userId);
+      if (!user) return undefined;
+      return { accountId: Number(user.account_id), email: user.email, role: roleOf(user.role, 'role') };
+    },
+
+    /** GET /users: the account's users, oldest first. */
+    async list(auth: AuthContext) {
+      return (await usersRepo.list(db, auth.accountId)).map(view);
+    },
+
+    /** POST /users: invites a user by e-mail (SMTP_URL needed); the link goes to the e-mail only. */
+    async invite(auth: AuthContext, input: { email?: unknown; role?: unknown }) {
+      const { user, expires_at } = await invite(auth.accountId, input.email, input.role, 'always');
+      return { ...user, invitation_expires_at: expires_at };
+    },
+
+    /** PUT /users/:id: another role; the last owner stays owner. */
+    async changeRole(auth: AuthContext, rawId: string, input: { role?: unknown }) {
+      const id = idIn(rawId);
+      if (id === undefined) throw noSuchUser(rawId);
+      await change(auth.accountId, id, rawId, roleOf(input.role));
+      return view(await anyUser(id));
+    },
+
+    /** DELETE /users/:id: the user and its rights go at once (its sessions answer -1 from the next request). */
+    async remove(auth: AuthContext, rawId: string) {
+      const id = idIn(rawId);
+      if (id === undefined) throw noSuchUser(rawId);
+      await change(auth.accountId, id, rawId, null);
+      return idOut(id);
+    },
+
+    /**
+     * POST /users/accept: a link's token and a new password. The link works once and until it expires; a
+     * wrong, used or expired one is -1 and changes nothing.
+     */
+    async accept(input: { token?: unknown; password?: unknown }) {
+      const token = typeof input.token === 'string' ? input.token.trim() : '';
+      if (token === '') throw ApiError.data('user.token is required: the one in the link');
+      const hash = hashLink(token);
+      const now = clock.now();
+      const pending = await usersRepo.findByLink(db, hash);
+      if (!pending) throw ApiError.auth('this link is unknown or was already used');
+      if (Number(pending.link_expires_at) <= now) {
+        throw ApiError.auth('this link has expired: ask the account owner (or the operator) for a new one');
+      }
+      const password = checkNewPassword(input.password, pending.email);
+      const used = await usersRepo.useLink(db, hash, await passwords.hash(password), now);
+      if (!used) throw ApiError.auth('this link is unknown or was already used');
+      return view(await anyUser(Number(used.id)));
+    },
+
+    /** `pigeon user add ACCOUNT_ID EMAIL --role ROLE`: the user, its link (printed), e-mailed when SMTP is set. */
+    async operatorAdd(accountId: number, email: string, role: string | undefined) {
+      if (!(await accounts.exists(accountId))) throw ApiError.notFound(`account ${accountId} does not exist`);
+      const { user, link, expires_at, emailed } = await invite(accountId, email, role, 'if-set');
+      return { account_id: idOut(accountId), ...user, link, link_expires_at: expires_at, emailed };
+    },
+
+    /** `pigeon user list --account ID`. */
+    async operatorList(accountId: number) {
+      if (!(await accounts.exists(accountId))) throw ApiError.notFound(`account ${accountId} does not exist`);
+      return (await usersRepo.list(db, accountId)).map((row) => ({
+        account_id: idOut(accountId),
+        ...view(row),
+      }));
+    },
+
+    /** `pigeon user remove USER_ID`: as DELETE /users/:id, for any account; the last owner stays. */
+    async operatorRemove(userId: number) {
+      const user = await anyUser(userId);
+      await change(Number(user.account_id), userId, userId, null);
+      return { id: idOut(userId), account_id: idOut(user.account_id), removed: true };
+    },
+
+    /**
+     * `pigeon user reset-password USER_ID`: a new one-time link (the one before stops working); the current
+     * password keeps working until the link is used.
+     */
+    async operatorResetPassword(userId: number) {
+      const user = await anyUser(userId);
+      const { link, expires_at } = await openLink(db, userId);
+      return { id: idOut(userId), email: user.email, link, link_expires_at: expires_at };
+    },
+  };
+}

@@ -1,0 +1,47 @@
+// Users of a test account as a person meets them: added by the operator's service, the link's password set
+// through POST /users/accept, then signed in to the console, whose cookie and CSRF token sign each call.
+import { randomBytes } from 'node:crypto';
+import { expect } from 'vitest';
+import type { Role } from '../../src/shared/auth-context.ts';
+import { type CallOptions, type CallResult, call, type Harness } from '../helpers/harness.ts';
+
+export const userPassword = 'a user password of 31 characters';
+
+export interface SignedInUser {
+  id: number;
+  email: string;
+  cookie: string;
+  csrf: string;
+  call(method: string, url: string, options?: CallOptions): Promise<CallResult>;
+}
+
+export const linkToken = (link: string) => new URL(link).searchParams.get('token') ?? '';
+
+/** Signs a user in to the console: its session's cookie and CSRF token, or the refusal. */
+export async function consoleSignIn(h: Harness, email: string, password = userPassword) {
+  const answer = await call(h.app, 'POST', '/console/session', { json: { email, password } });
+  const cookie = /pigeon_session=([^;]+)/.exec(String(answer.headers['set-cookie'] ?? ''))?.[1];
+  return { answer, cookie, csrf: answer.body.session?.csrf_token as string | undefined };
+}
+
+/** A call made with a console session (its cookie and CSRF token), as the console page makes them. */
+export const sessionCall =
+  (h: Harness, cookie: string, csrf: string) =>
+  (method: string, url: string, options: CallOptions = {}) =>
+    call(h.app, method, url, {
+      ...options,
+      headers: { cookie: `pigeon_session=${cookie}`, 'x-csrf-token': csrf, ...options.headers },
+    });
+
+/** A new user of the account with this role, its password set by its link, signed in to the console. */
+export async function signedInUser(h: Harness, accountId: number, role: Role): Promise<SignedInUser> {
+  const email = `${role}-${randomBytes(5).toString('hex')}@example.com`;
+  const added = await h.deps.services.users.operatorAdd(accountId, email, role);
+  const accepted = await call(h.app, 'POST', '/users/accept', {
+    json: { user: { token: linkToken(added.link), password: userPassword } },
+  });
+  expect(accepted.body, 'the link sets the password').toMatchObject({ status: 1, user: { email, role } });
+  const { answer, cookie, csrf } = await consoleSignIn(h, email);
+  expect(answer.body.session, JSON.stringify(answer.body)).toMatchObject({ email, role });
+  return { id: Number(added.id), email, cookie: cookie!, csrf: csrf!, call: sessionCall(h, cookie!, csrf!) };
+}
