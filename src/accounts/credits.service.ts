@@ -31,7 +31,7 @@ export interface TransferRequest {
 export type CreditsService = ReturnType<typeof createCreditsService>;
 
 /** A -3's details: what was asked, and what the account has (a postpaid one: down to its credit limit). */
-export function shortOf(
+function shortOf(
   what: string,
   cost: number,
   account: { credits: number; credit_limit: number | null } | undefined,
@@ -230,13 +230,16 @@ export function createCreditsService(deps: {
     },
 
     /**
-     * What a send may cost the account now: its paying account's balance, plus its credit limit when postpaid
-     * (a simulation's -3). `credits` is the balance itself.
+     * A simulation's check: -3 (as the debit words it) unless the account's paying account could pay `cost`
+     * now, down to its credit limit when postpaid; answers that account's balance.
      */
-    async available(accountId: number): Promise<{ credits: number; available: number }> {
+    async payable(accountId: number, cost: number): Promise<number> {
       const billed = (await accountsRepo.find(db, await billedAccount(db, accountId)))!;
       const credits = Number(billed.credits);
-      return { credits, available: credits + Number(billed.credit_limit ?? 0) };
+      if (credits + Number(billed.credit_limit ?? 0) < cost) {
+        throw new ApiError(Status.credits, shortOf('this send', cost, billed));
+      }
+      return credits;
     },
 
     /**

@@ -9,7 +9,7 @@ import type { LinksService, NewLink } from '../links/links.service.ts';
 import type { PriceTable } from '../prices/price-table.ts';
 import type { AuthContext } from '../shared/auth-context.ts';
 import type { Clock } from '../shared/clock.ts';
-import { ApiError, Status } from '../shared/errors.ts';
+import { ApiError } from '../shared/errors.ts';
 import { idIn, idOut } from '../shared/ids.ts';
 import { parseCountries } from '../sms/numbers.ts';
 import { countSegments } from '../sms/segments.ts';
@@ -107,7 +107,7 @@ export function createSendingService(deps: {
     | 'MAX_PARTS'
     | 'DAILY_MESSAGE_LIMIT'
   >;
-  credits: Pick<CreditsService, 'debit' | 'available' | 'billedAccounts' | 'debitMany'>;
+  credits: Pick<CreditsService, 'debit' | 'payable' | 'billedAccounts' | 'debitMany'>;
   links: Pick<LinksService, 'allocate' | 'store'>;
   delivery: Pick<DeliveryService, 'enqueue' | 'enqueueMany' | 'dueBacklog'>;
   /** Told after a send's commit, with how many messages it queued (a nudge to the delivery worker). */
@@ -271,14 +271,8 @@ export function createSendingService(deps: {
 
     if (simulate) {
       await dailyCap.check(db, auth.accountId, now, kept.length);
-      const balance = await credits.available(auth.accountId);
-      if (balance.available < cost) {
-        throw new ApiError(
-          Status.credits,
-          `this send costs ${cost} credits and ${balance.available} are available`,
-        );
-      }
-      return { cost, credits: balance.credits - cost, ...counts };
+      const balance = await credits.payable(auth.accountId, cost);
+      return { cost, credits: balance - cost, ...counts };
     }
 
     const accountId = auth.accountId;

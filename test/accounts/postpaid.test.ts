@@ -66,6 +66,14 @@ describeEachDialect('postpaid accounts', (h) => {
       json: sms([fr(), fr()]),
     });
     expect(simulated.body).toMatchObject({ status: 1, cost: 2, credits: -5 });
+    const tooDear = await call(h().app, 'POST', '/send/simulate', {
+      token: parent.token,
+      json: sms(Array.from({ length: 8 }, fr)),
+    });
+    expect(tooDear.body).toMatchObject({
+      status: -3,
+      details: 'this send costs 8 credits and 7 are available (balance -3, postpaid down to -10)',
+    });
     expect((await send(h(), parent, 8)).body).toMatchObject({
       status: -3,
       details: 'this send costs 8 credits and 7 are available (balance -3, postpaid down to -10)',
