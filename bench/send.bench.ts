@@ -6,11 +6,15 @@
 // BENCH_SEND_DATABASES=sqlite,postgres runs both on each database, alternating ((a) in that order, (b) in the
 // other); on PostgreSQL (BENCH_SEND_PG_URL, a fresh schema per server) the server's CPU is counted with that
 // of the PostgreSQL backends serving it, and the schema's table statistics are printed per send.
+// BENCH_SEND_PRICES=200 gives the account a price list of that many countries (France among them) and runs each
+// measure BENCH_SEND_PAIRS times (default 2) without it and with it, alternating (ABAB…), then prints each
+// variant's median and their ratio: pricing must not be a cost per recipient that shows.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { getCountries } from 'libphonenumber-js/max';
 import pino from 'pino';
 import { loadConfig } from '../src/config.ts';
 import { createDeps } from '../src/deps.ts';
@@ -29,6 +33,21 @@ for (const name of databases) {
   }
 }
 const pgUrl = process.env.BENCH_SEND_PG_URL || defaultPgUrl;
+const priceCountries = Number(process.env.BENCH_SEND_PRICES ?? 0);
+const pairs = Number(process.env.BENCH_SEND_PAIRS ?? 2);
+
+/** A price list of `count` countries, France first (the bench's numbers are French: 2 credits a part), 2 to 4. */
+function priceList(count: number): string {
+  const countries = ['FR', ...getCountries().filter((c) => c !== 'FR')].slice(0, count);
+  if (countries.length < count) throw new Error(`BENCH_SEND_PRICES: at most ${countries.length} countries`);
+  return countries.map((country, i) => `${country},${2 + (i % 3)}`).join('\n');
+}
+
+/** One run's figure (requests per second, or milliseconds) and the server's CPU per send or per recipient, µs. */
+interface Figure {
+  value: number;
+  cpuUs: number;
+}
 
 /** Where one server stores: a temp SQLite file, or a fresh PostgreSQL schema (dropped by cleanup). */
 interface BenchDatabase {
@@ -118,7 +137,8 @@ function cpuMsOf(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-async function setupAccount(databaseUrl: string): Promise<string> {
+/** The bench's account, with a price list of `prices` countries when it is not 0. */
+async function setupAccount(databaseUrl: string, prices: number): Promise<string> {
   const config = loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' });
   const deps = await createDeps(config, { logger: pino({ level: 'silent' }) });
   try {
@@ -127,6 +147,7 @@ async function setupAccount(databaseUrl: string): Promise<string> {
       password: 'bench-password',
       credits: 1_000_000_000,
     });
+    if (prices > 0) await deps.services.prices.set(Number(created.account_id), priceList(prices));
     return created.token;
   } finally {
     await deps.close();
@@ -147,8 +168,9 @@ async function countCampaigns(databaseUrl: string): Promise<number> {
   }
 }
 
-async function singleRecipientRate(database: BenchDatabase): Promise<void> {
-  const token = await setupAccount(database.url);
+/** (a): answers the average requests per second. */
+async function singleRecipientRate(database: BenchDatabase, prices: number): Promise<Figure> {
+  const token = await setupAccount(database.url, prices);
   const server = await startServer(database);
   try {
     const body = JSON.stringify({
@@ -192,7 +214,7 @@ async function singleRecipientRate(database: BenchDatabase): Promise<void> {
     const pgMs = pgUsage ? 1000 * (pgUsage.backends.cpuSeconds + pgUsage.background.cpuSeconds) : 0;
     const perSend = (ms: number) => Math.round((ms * 1000) / stored);
     console.log(
-      `(a) ${database.name}: POST /send, 1 recipient + 1 link, 64 connections, ${seconds} s, server in a child process:\n` +
+      `(a) ${database.name}${pricedLabel(prices)}: POST /send, 1 recipient + 1 link, 64 connections, ${seconds} s, server in a child process:\n` +
         `    ${Math.round(result.requests.average)} req/s average (${result.requests.total} requests), ` +
         `latency p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms; ` +
         `non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts}; ` +
@@ -209,13 +231,17 @@ async function singleRecipientRate(database: BenchDatabase): Promise<void> {
     if (stored < result['2xx'] || stored > result['2xx'] + 64) {
       console.log(`    WARNING: ${result['2xx']} answers 2xx but ${stored} campaigns stored`);
     }
+    return { value: result.requests.average, cpuUs: (cpuMs * 1000) / stored };
   } finally {
     await server.stop();
   }
 }
 
-async function bulkSend(database: BenchDatabase): Promise<void> {
-  const token = await setupAccount(database.url);
+const pricedLabel = (prices: number) => (prices > 0 ? `, ${prices}-country price list` : '');
+
+/** (b): answers the send's wall time in ms. */
+async function bulkSend(database: BenchDatabase, prices: number): Promise<Figure> {
+  const token = await setupAccount(database.url, prices);
   const server = await startServer(database);
   try {
     const gsm = Array.from({ length: bulkRecipients }, (_, i) => ({ value: `336${10_000_000 + i}` }));
@@ -230,6 +256,7 @@ async function bulkSend(database: BenchDatabase): Promise<void> {
       },
     });
     const before = memoryOf(server.child.pid!);
+    const cpuBefore = cpuMsOf(server.child.pid!);
     const started = performance.now();
     const response = await fetch(`${server.url}/send`, {
       method: 'POST',
@@ -238,12 +265,14 @@ async function bulkSend(database: BenchDatabase): Promise<void> {
     });
     const answer = (await response.json()) as Record<string, unknown>;
     const elapsedMs = performance.now() - started;
+    const cpuMs = cpuMsOf(server.child.pid!) - cpuBefore;
     const after = memoryOf(server.child.pid!);
     console.log(
-      `(b) ${database.name}: POST /send with ${bulkRecipients} distinct recipients and 1 link (${(body.length / 1e6).toFixed(1)} MB body):\n` +
+      `(b) ${database.name}${pricedLabel(prices)}: POST /send with ${bulkRecipients} distinct recipients and 1 link (${(body.length / 1e6).toFixed(1)} MB body):\n` +
         `    ${Math.round(elapsedMs)} ms; server RSS ${before.rssMb} MB before, peak ${after.peakMb} MB; ` +
-        `answer status ${answer.status}, sent ${answer.sent}, cost ${answer.cost}`,
+        `answer status ${answer.status}, sent ${answer.sent}, cost ${answer.cost}; server CPU ${Math.round(cpuMs)} ms`,
     );
+    return { value: elapsedMs, cpuUs: (cpuMs * 1000) / bulkRecipients };
   } finally {
     await server.stop();
   }
@@ -252,24 +281,61 @@ async function bulkSend(database: BenchDatabase): Promise<void> {
 export async function run(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'pigeon-send-bench-'));
   // Each database in turn, (b) in the other order than (a): neither always runs on a box the other warmed.
-  const rounds: [(database: BenchDatabase) => Promise<void>, string[], string][] = [
-    [singleRecipientRate, databases, 'rate.db'],
-    [bulkSend, [...databases].reverse(), 'bulk.db'],
+  const rounds: [(database: BenchDatabase, prices: number) => Promise<Figure>, string[], string, string][] = [
+    [singleRecipientRate, databases, 'rate', 'req/s'],
+    [bulkSend, [...databases].reverse(), 'bulk', 'ms'],
   ];
+  // Without BENCH_SEND_PRICES, each measure once, as always; with it, without and with the list in turn.
+  const variants =
+    priceCountries > 0 ? Array.from({ length: 2 * pairs }, (_, i) => (i % 2) * priceCountries) : [0];
+  const summary: string[] = [];
   try {
-    for (const [measure, order, file] of rounds) {
+    let round = 0;
+    for (const [measure, order, name, unit] of rounds) {
       for (const kind of order) {
-        const database = await benchDatabase(kind, dir, file);
-        try {
-          await measure(database);
-        } finally {
-          await database.cleanup();
+        const figures = new Map<number, Figure[]>();
+        for (const prices of variants) {
+          const database = await benchDatabase(kind, dir, `${name}-${round++}.db`);
+          try {
+            const figure = await measure(database, prices);
+            figures.set(prices, [...(figures.get(prices) ?? []), figure]);
+          } finally {
+            await database.cleanup();
+          }
+        }
+        if (priceCountries > 0) {
+          const label = `(${name === 'rate' ? 'a' : 'b'}) ${kind}`;
+          const per = name === 'rate' ? 'send' : 'recipient';
+          summary.push(`${label} ${compare(figures, unit, (f) => f.value, 0)}`);
+          summary.push(`${label} ${compare(figures, `server CPU µs per ${per}`, (f) => f.cpuUs, 1)}`);
         }
       }
     }
+    for (const line of summary) console.log(line);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** One figure's medians without and with the price list, their ratio, and every run. */
+function compare(figures: Map<number, Figure[]>, what: string, of: (f: Figure) => number, digits: number) {
+  const runs = (prices: number) => figures.get(prices)!.map(of);
+  const without = median(runs(0));
+  const priced = median(runs(priceCountries));
+  const list = (prices: number) =>
+    runs(prices)
+      .map((v) => v.toFixed(digits))
+      .join(', ');
+  return (
+    `${what}: median ${without.toFixed(digits)} without prices, ${priced.toFixed(digits)} with ` +
+    `${priceCountries} countries, ratio ${(priced / without).toFixed(3)} (runs ${list(0)} / ${list(priceCountries)})`
+  );
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
 if (process.env.PIGEON_SEND_BENCH_CHILD === '1' && import.meta.url === pathToFileURL(process.argv[1]).href) {

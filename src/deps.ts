@@ -42,6 +42,7 @@ import { createLookupService, type LookupService } from './lookup/lookup.service
 import { numberingPlanProvider } from './lookup/numbering-plan.ts';
 import { createOps, type Ops } from './ops/ops.ts';
 import { appliedMigrations } from './ops/readiness.ts';
+import { createPricesService, type PricesService } from './prices/prices.service.ts';
 import { type CampaignPagesService, createCampaignPagesService } from './reads/campaign-pages.service.ts';
 import { type CampaignViewsService, createCampaignViewsService } from './reads/campaign-views.service.ts';
 import { type ConsumptionService, createConsumptionService } from './reads/consumption.service.ts';
@@ -72,6 +73,8 @@ export interface Services {
   tokens: TokensService;
   /** Balances and their ledger: debits, refunds, transfers, top-ups, and the balance-alert trigger. */
   credits: CreditsService;
+  /** Prices per destination: the operator's price lists, a send's price table, an account's own read. */
+  prices: PricesService;
   webhooks: WebhooksService;
   links: LinksService;
   /** Counts stored clicks into their links and CLICKER events; its timer runs beside the link server. */
@@ -249,6 +252,7 @@ export async function createDeps(
     tokens,
     credits,
   });
+  const prices = createPricesService({ db, clock, accounts });
   // A purchase's credits and its invoice commit together: the invoice is issued inside addCredits.
   const invoices = createInvoicesService({
     db,
@@ -375,6 +379,7 @@ export async function createDeps(
       nudges.send('events');
     },
     idempotency,
+    prices,
     // Without CONNECTORS_FILE the one route takes every message: nothing to ask.
     routable: config.CONNECTORS_FILE
       ? (message) => findRoute(routing.routes, message) !== undefined
@@ -498,6 +503,7 @@ export async function createDeps(
       accounts,
       tokens,
       credits,
+      prices,
       webhooks,
       links,
       clickFold,

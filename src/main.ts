@@ -1,4 +1,5 @@
 // The `pigeon` command: serve, migrate, and the operator's commands, all on the server's DATABASE_URL.
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { type Config, ConfigError, durationMs, loadConfig } from './config.ts';
 import { checkConfiguration } from './config-check.ts';
@@ -24,8 +25,16 @@ const usage = `usage: pigeon <command>
   account lock ID                         its tokens, credentials and console answer -1, its queued
                                           messages wait; only 'account unlock' lifts it
   account unlock ID                       lifts the operator's lock (or a parent's); held messages go
+  account postpaid ID --limit N | --off   postpaid: sends and lookups may take the balance down to -N;
+                                          --off: prepaid again (the balance never below zero)
   credits add ACCOUNT_ID N [--price AMOUNT [--currency CODE]]
                                           with --price, a purchase: the credits and their invoice
+  prices set [--account ID] FILE.csv      the price list of an account (its sub-accounts inherit it) or,
+                                          without --account, the instance's default: one line
+                                          country_or_prefix,credits each (FR,2 or 3367,3 or *,1), whole
+                                          credits per SMS part; it replaces the list it names
+  prices show [--account ID]              the account's own list and the prices it pays (or the instance's)
+  prices clear [--account ID]             the account inherits again (its parent's, the instance's list)
   token create ACCOUNT_ID --name NAME
   token list --account ID                 one JSON line per token of the account (never its secret)
   token revoke TOKEN_ID                   deletes the token: it stops working within a second
@@ -163,6 +172,8 @@ async function run(argv: string[]): Promise<void> {
       'max-binds': { type: 'string' },
       'allow-ip': { type: 'string' },
       json: { type: 'boolean' },
+      limit: { type: 'string' },
+      off: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -209,8 +220,19 @@ async function run(argv: string[]): Promise<void> {
         });
         return print(answer);
       }
+      if (sub === 'postpaid') {
+        const accountId = needId(rest[0], 'ID');
+        if (rest.length > 1)
+          throw new UsageError(`account postpaid takes one ID, got also "${rest.slice(1).join(' ')}"`);
+        if ((values.limit === undefined) === (values.off !== true))
+          throw new UsageError('account postpaid needs --limit N (credits below zero) or --off');
+        const limit = values.off ? null : needInt(values.limit, '--limit');
+        return print(await withDeps(config, (deps) => deps.services.credits.setPostpaid(accountId, limit)));
+      }
       if (sub !== 'create')
-        throw new UsageError('unknown account command; try: account create, list, show, lock or unlock');
+        throw new UsageError(
+          'unknown account command; try: account create, list, show, lock, unlock or postpaid',
+        );
       if (!values.email || !values.password)
         throw new UsageError('account create needs --email and --password');
       const created = await withDeps(config, (deps) =>
@@ -239,6 +261,31 @@ async function run(argv: string[]): Promise<void> {
         deps.services.invoices.purchase(accountId, amount, { price, currency }),
       );
       return print({ account_id: String(accountId), ...bought });
+    }
+    case 'prices': {
+      const accountId = values.account === undefined ? undefined : needId(values.account, '--account');
+      const prices = (deps: Deps) => deps.services.prices;
+      if (sub === 'set') {
+        if (rest.length !== 1)
+          throw new UsageError('prices set takes one FILE.csv (country_or_prefix,credits lines)');
+        let csv: string;
+        try {
+          csv = readFileSync(rest[0], 'utf8');
+        } catch (error) {
+          throw new UsageError(`cannot read ${rest[0]}: ${(error as Error).message}`);
+        }
+        return print(await withDeps(config, (deps) => prices(deps).set(accountId, csv)));
+      }
+      if (sub !== 'show' && sub !== 'clear')
+        throw new UsageError(
+          'unknown prices command; try: prices set [--account ID] FILE.csv, prices show or prices clear',
+        );
+      if (rest.length > 0) throw new UsageError(`prices ${sub} takes --account ID, got "${rest.join(' ')}"`);
+      return print(
+        await withDeps<object>(config, (deps) =>
+          sub === 'show' ? prices(deps).show(accountId) : prices(deps).clear(accountId),
+        ),
+      );
     }
     case 'token': {
       if (sub === 'list') {

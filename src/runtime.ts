@@ -26,6 +26,7 @@ import { createPruneJob } from './lifecycle/prune-job.ts';
 import { createClickFolder } from './links/click-fold.ts';
 import { closeLinkServer, createLinkServer } from './links/link-server.ts';
 import { lookupRoutes } from './lookup/lookup.routes.ts';
+import { pricesRoutes } from './prices/prices.routes.ts';
 import { consumptionRoutes } from './reads/consumption.routes.ts';
 import { readsRoutes } from './reads/reads.routes.ts';
 import { statisticsRoutes } from './reads/statistics.routes.ts';
@@ -78,6 +79,7 @@ export function buildApi(
       (api) => accountsRoutes(api, services.accounts),
       (api) => tokensRoutes(api, services.tokens),
       (api) => creditsRoutes(api, services.credits),
+      (api) => pricesRoutes(api, services.prices),
       (api) => balanceAlertsRoutes(api, services.balanceAlerts),
       (api) => invoicesRoutes(api, services.invoices),
       (api) => webhooksRoutes(api, services.webhooks),

@@ -168,6 +168,8 @@ export interface AccountRow extends Profile {
   id: number;
   email: string;
   unlimited: number;
+  /** Null: prepaid; else postpaid down to minus this many credits. */
+  credit_limit: number | null;
   locked: number;
 }
 
@@ -197,6 +199,7 @@ export function accountView(row: AccountRow, credits: number, senderIdAs: 'text'
     country_code: row.country_code ?? '',
     lang: '',
     credits: Number(credits),
+    postpaid: row.credit_limit === null ? '0' : '1',
     unlimited: Number(row.unlimited) === 1 ? 1 : 0,
     description: row.description ?? '',
     senderid: senderIdAs === 'text' && row.sender ? row.sender : null,

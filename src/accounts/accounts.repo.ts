@@ -28,6 +28,7 @@ const profileColumns = [
   'country_code',
   'sender',
   'description',
+  'credit_limit',
 ] as const;
 
 /** The account columns every send reads (who pays, whether the sender is locked). */
@@ -42,6 +43,7 @@ const findColumns = [
   'unlimited',
   'locked',
   'created_at',
+  'credit_limit',
 ] as const;
 
 export const accountsRepo = {

@@ -20,6 +20,10 @@ export const Account = Type.Object({
   country_code: Type.String(),
   lang: Type.String(),
   credits: Type.Integer(),
+  postpaid: Type.String({
+    enum: ['0', '1'],
+    description: '"1": postpaid, the balance may go below zero down to its credit limit (as in GET /credits)',
+  }),
   unlimited: Flag,
   description: Type.String(),
   senderid: Nullable(Type.String()),

@@ -246,6 +246,13 @@ export function createAccountsService(deps: {
       return [auth.accountId, ...children.map((c) => Number(c.id))];
     },
 
+    /** The account's parent (null for a top account), or undefined when there is no such account. */
+    async parentOf(accountId: number): Promise<number | null | undefined> {
+      const row = await accountsRepo.find(db, accountId);
+      if (!row) return undefined;
+      return row.parent_id === null ? null : Number(row.parent_id);
+    },
+
     /** Whether an account exists (the operator's commands name one). */
     async exists(accountId: number): Promise<boolean> {
       return (await accountsRepo.profile(db, accountId)) !== undefined;

@@ -1,15 +1,19 @@
 // SQL for credits: the balance's conditional UPDATE on `accounts.credits` and the `credit_ledger` lines. No
 // rules here.
-import type { Selectable } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import { insertRows } from '../store/bulk-insert.ts';
 import type { Executor } from '../store/db.ts';
 import { runPrepared, slot } from '../store/prepared.ts';
 import type { CreditLedgerTable } from '../store/schema.ts';
 
 export const creditsRepo = {
-  /** Adds delta (negative to debit) unless that would take the balance below zero; undefined if it would. */
-  /** On every send, so compiled once. */
-  async addCredits(db: Executor, id: number, delta: number): Promise<number | undefined> {
+  /**
+   * Adds delta (negative to debit) unless that would take the balance below its floor; undefined if it would.
+   * The floor is zero, or with `postpaid` (a send's or a lookup's debit) minus the account's `credit_limit`
+   * (zero for a prepaid account): checked in the UPDATE itself, so concurrent debits never pass it. Adding
+   * credits is never refused. On every send, so compiled once.
+   */
+  async addCredits(db: Executor, id: number, delta: number, postpaid = false): Promise<number | undefined> {
     const [row] = await runPrepared<{ credits: number }>(
       db,
       'accounts.addCredits',
@@ -18,13 +22,23 @@ export const creditsRepo = {
           .updateTable('accounts')
           .set((eb) => ({ credits: eb('credits', '+', slot(1) as unknown as number) }))
           .where('id', '=', slot(0) as unknown as number)
-          .where((eb) =>
-            eb(eb('credits', '+', slot(1) as unknown as number), '>=', slot(2) as unknown as number),
+          .where(
+            sql<boolean>`(cast(${slot(1)} as bigint) >= 0 or ${sql.ref('credits')} + cast(${slot(1)} as bigint) >= 0 - coalesce(${sql.ref('credit_limit')}, 0) * ${slot(2)})`,
           )
           .returning('credits'),
-      [id, delta, 0],
+      [id, delta, postpaid ? 1 : 0],
     );
     return row?.credits;
+  },
+
+  /** Makes the account postpaid down to minus `limit` credits, or prepaid again (null); false if none. */
+  async setCreditLimit(db: Executor, id: number, limit: number | null): Promise<boolean> {
+    const result = await db
+      .updateTable('accounts')
+      .set({ credit_limit: limit })
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
   },
 
   /** On every paid send, so compiled once. */

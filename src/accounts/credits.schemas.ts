@@ -4,7 +4,10 @@ import { answer } from '../http/response-schemas.ts';
 
 const credits = {
   credits: Type.Integer(),
-  postpaid: Type.String({ examples: ['0'] }),
+  postpaid: Type.String({ enum: ['0', '1'], description: '"1": the balance may go below zero' }),
+  credit_limit: Type.Optional(
+    Type.Integer({ description: 'a postpaid account only: how far below zero its balance may go' }),
+  ),
   unlimited: Type.String({ enum: ['0', '1'] }),
 };
 /** GET /credits: the balance, and whether the account is post-paid or unlimited. */

@@ -30,6 +30,20 @@ export interface TransferRequest {
 
 export type CreditsService = ReturnType<typeof createCreditsService>;
 
+/** A -3's details: what was asked, and what the account has (a postpaid one: down to its credit limit). */
+function shortOf(
+  what: string,
+  cost: number,
+  account: { credits: number; credit_limit: number | null } | undefined,
+): string {
+  const credits = Number(account?.credits ?? 0);
+  if (account?.credit_limit === null || account?.credit_limit === undefined) {
+    return `${what} costs ${cost} credits and ${credits} are available`;
+  }
+  const limit = Number(account.credit_limit);
+  return `${what} costs ${cost} credits and ${credits + limit} are available (balance ${credits}, postpaid down to -${limit})`;
+}
+
 export function createCreditsService(deps: {
   db: Db;
   clock: Clock;
@@ -198,14 +212,54 @@ export function createCreditsService(deps: {
       return (await accountsRepo.find(db, billed))!.credits;
     },
 
-    /** GET /credits: the credits the caller can spend; Pigeon is prepaid only. */
+    /**
+     * GET /credits: the caller's balance (its paying parent's for an unlimited sub-account), and whether that
+     * account is postpaid, with its credit limit.
+     */
     async creditsView(auth: AuthContext): Promise<CreditsView> {
       const row = await accountsRepo.find(db, auth.accountId);
       if (!row) throw ApiError.notFound(`account ${auth.accountId} does not exist`);
+      const billed = await accountsRepo.find(db, await billedAccount(db, auth.accountId));
+      const limit = billed!.credit_limit;
       return {
-        credits: await spendable(row),
-        postpaid: '0',
+        credits: Number(billed!.credits),
+        postpaid: limit === null ? '0' : '1',
+        ...(limit !== null && { credit_limit: Number(limit) }),
         unlimited: Number(row.unlimited) === 1 ? '1' : '0',
+      };
+    },
+
+    /**
+     * A simulation's check: -3 (as the debit words it) unless the account's paying account could pay `cost`
+     * now, down to its credit limit when postpaid; answers that account's balance.
+     */
+    async payable(accountId: number, cost: number): Promise<number> {
+      const billed = (await accountsRepo.find(db, await billedAccount(db, accountId)))!;
+      const credits = Number(billed.credits);
+      if (credits + Number(billed.credit_limit ?? 0) < cost) {
+        throw new ApiError(Status.credits, shortOf('this send', cost, billed));
+      }
+      return credits;
+    },
+
+    /**
+     * `pigeon account postpaid ID --limit N`: the account's balance may go down to -N by sends and lookups
+     * (never by a transfer or an operator's deduction); `--off` (null) makes it prepaid again, its balance
+     * as it is (below zero, nothing more is debited until it is topped up above the cost).
+     */
+    async setPostpaid(accountId: number, limit: number | null) {
+      if (limit !== null && (!Number.isSafeInteger(limit) || limit < 0)) {
+        throw ApiError.data(`--limit "${limit}" must be a whole number of credits, 0 or more`);
+      }
+      if (!(await creditsRepo.setCreditLimit(db, accountId, limit))) {
+        throw ApiError.notFound(`account ${accountId} does not exist`);
+      }
+      const row = (await accountsRepo.find(db, accountId))!;
+      return {
+        account_id: String(accountId),
+        postpaid: limit === null ? '0' : '1',
+        credit_limit: limit,
+        credits: Number(row.credits),
       };
     },
 
@@ -252,11 +306,10 @@ export function createCreditsService(deps: {
     ) {
       // A send authenticated just before its account was locked stops here, in its own transaction.
       const billedAccountId = await billedAccount(tx, accountId, true);
-      const balance = await creditsRepo.addCredits(tx, billedAccountId, -cost);
+      const balance = await creditsRepo.addCredits(tx, billedAccountId, -cost, true);
       if (balance === undefined) {
-        const available = (await accountsRepo.find(tx, billedAccountId))?.credits ?? 0;
         const what = reason === 'lookup' ? 'this lookup' : 'this send';
-        throw new ApiError(Status.credits, `${what} costs ${cost} credits and ${available} are available`);
+        throw new ApiError(Status.credits, shortOf(what, cost, await accountsRepo.find(tx, billedAccountId)));
       }
       if (cost !== 0) {
         await creditsRepo.recordLedger(
@@ -306,7 +359,7 @@ export function createCreditsService(deps: {
       for (const d of debits) totals.set(d.billedAccountId, (totals.get(d.billedAccountId) ?? 0) + d.cost);
       const finals = new Map<number, number>();
       for (const accountId of [...totals.keys()].sort((a, b) => a - b)) {
-        const balance = await creditsRepo.addCredits(tx, accountId, -totals.get(accountId)!);
+        const balance = await creditsRepo.addCredits(tx, accountId, -totals.get(accountId)!, true);
         if (balance === undefined) return undefined;
         finals.set(accountId, balance);
       }

@@ -101,26 +101,26 @@ export function createCampaignsService(deps: {
     /**
      * Messages the delivery worker found no route for when it sent them (the routes changed after the send
      * counted them), inside the transaction that records their failure: each moves from its campaign's `sent`
-     * to `not_allowed`, and its parts (what it cost) go back to the account that paid, with a ledger line, as
+     * to `not_allowed`, and what it was charged at its send (its stored credits, never priced again) goes back to the account that paid, with a ledger line, as
      * for a recipient no route took at send time. A free campaign (a HELP answer, an alert SMS) refunds nothing.
      * Campaigns are taken in id order, so concurrent workers lock their rows in the same order.
      */
     async notRouted(
       tx: Executor,
-      messages: readonly { campaignId: number; accountId: number; parts: number }[],
+      messages: readonly { campaignId: number; accountId: number; credits: number }[],
     ): Promise<void> {
-      const byCampaign = new Map<number, { accountId: number; messages: number; parts: number }>();
+      const byCampaign = new Map<number, { accountId: number; messages: number; credits: number }>();
       for (const m of messages) {
-        const entry = byCampaign.get(m.campaignId) ?? { accountId: m.accountId, messages: 0, parts: 0 };
+        const entry = byCampaign.get(m.campaignId) ?? { accountId: m.accountId, messages: 0, credits: 0 };
         entry.messages++;
-        entry.parts += m.parts;
+        entry.credits += m.credits;
         byCampaign.set(m.campaignId, entry);
       }
       for (const id of [...byCampaign.keys()].sort((a, b) => a - b)) {
         const entry = byCampaign.get(id)!;
         const campaign = await campaignsRepo.find(tx, entry.accountId, id);
         if (!campaign) continue;
-        const refunded = Math.min(Number(campaign.cost), entry.parts);
+        const refunded = Math.min(Number(campaign.cost), entry.credits);
         await campaignsRepo.countNotRouted(tx, entry.accountId, id, entry.messages, refunded);
         if (refunded > 0) await credits.refund(tx, Number(campaign.billed_account_id), refunded, id);
       }

@@ -19,6 +19,8 @@ export interface Candidate<T> {
 
 export interface Kept<T> {
   number: string;
+  /** Its ISO alpha-2 country, as the numbering plan told it (undefined: none), for its price. */
+  country: string | undefined;
   item: T;
 }
 
@@ -80,7 +82,7 @@ export async function filterRecipients<T>(
       counts.not_allowed++;
       continue;
     }
-    allowed.push({ number, item });
+    allowed.push({ number, country: check.country, item });
   }
   seen.clear();
 

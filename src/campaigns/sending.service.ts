@@ -6,9 +6,10 @@ import type { Config } from '../config.ts';
 import type { DeliveryService, NewMessage } from '../delivery/delivery.service.ts';
 import type { IdempotencyService, RecordAnswer } from '../idempotency/idempotency.service.ts';
 import type { LinksService, NewLink } from '../links/links.service.ts';
+import type { PriceTable } from '../prices/price-table.ts';
 import type { AuthContext } from '../shared/auth-context.ts';
 import type { Clock } from '../shared/clock.ts';
-import { ApiError, Status } from '../shared/errors.ts';
+import { ApiError } from '../shared/errors.ts';
 import { idIn, idOut } from '../shared/ids.ts';
 import { parseCountries } from '../sms/numbers.ts';
 import { countSegments } from '../sms/segments.ts';
@@ -106,7 +107,7 @@ export function createSendingService(deps: {
     | 'MAX_PARTS'
     | 'DAILY_MESSAGE_LIMIT'
   >;
-  credits: Pick<CreditsService, 'debit' | 'credits' | 'billedAccounts' | 'debitMany'>;
+  credits: Pick<CreditsService, 'debit' | 'payable' | 'billedAccounts' | 'debitMany'>;
   links: Pick<LinksService, 'allocate' | 'store'>;
   delivery: Pick<DeliveryService, 'enqueue' | 'enqueueMany' | 'dueBacklog'>;
   /** Told after a send's commit, with how many messages it queued (a nudge to the delivery worker). */
@@ -114,6 +115,8 @@ export function createSendingService(deps: {
   /** Told after the commit of a send whose debit crossed the balance-alert trigger (a nudge to the alert worker). */
   alerted?: () => void;
   idempotency: Pick<IdempotencyService, 'once'>;
+  /** The price table of the sending account (prices' `tableFor`, from memory on most sends). */
+  prices: { tableFor(accountId: number): Promise<PriceTable> };
   /**
    * Whether a delivery route of CONNECTORS_FILE takes a message (wired in deps.ts to the routing table);
    * absent when there is no such file and every message has its route.
@@ -223,7 +226,7 @@ export function createSendingService(deps: {
   async function execute(
     auth: AuthContext,
     p: Plan,
-    kept: { number: string; item: Recipient }[],
+    kept: { number: string; country: string | undefined; item: Recipient }[],
     counts: FilterCounts,
     simulate: boolean,
     now: number,
@@ -239,6 +242,10 @@ export function createSendingService(deps: {
     const texts: string[] = new Array(kept.length);
     const parts = new Uint16Array(kept.length);
     const ucs2 = new Uint8Array(kept.length);
+    // Each recipient is priced once, here: its message stores what it was charged, which refunds and
+    // consumption read back rather than price it again.
+    const charged = new Float64Array(kept.length);
+    const prices = await deps.prices.tableFor(auth.accountId);
     let cost = 0;
     for (let seq = 0; seq < kept.length; seq++) {
       const base = simulate ? 0 : seq * linkCount;
@@ -255,16 +262,17 @@ export function createSendingService(deps: {
       texts[seq] = text;
       parts[seq] = segments.parts;
       ucs2[seq] = segments.encoding === 'ucs2' ? 1 : 0;
-      cost += segments.parts;
+      const credits = prices.flat
+        ? segments.parts
+        : segments.parts * prices.priceOf(kept[seq].number, kept[seq].country);
+      charged[seq] = credits;
+      cost += credits;
     }
 
     if (simulate) {
       await dailyCap.check(db, auth.accountId, now, kept.length);
-      const available = await credits.credits(auth.accountId);
-      if (available < cost) {
-        throw new ApiError(Status.credits, `this send costs ${cost} credits and ${available} are available`);
-      }
-      return { cost, credits: available - cost, ...counts };
+      const balance = await credits.payable(auth.accountId, cost);
+      return { cost, credits: balance - cost, ...counts };
     }
 
     const accountId = auth.accountId;
@@ -282,6 +290,7 @@ export function createSendingService(deps: {
           text: texts[seq],
           parts: parts[seq],
           encoding: ucs2[seq] ? 'ucs2' : 'gsm7',
+          credits: charged[seq],
         });
       }
       return messages;
@@ -502,6 +511,8 @@ export function createSendingService(deps: {
           text,
           parts: segments.parts,
           encoding: segments.encoding,
+          // Free: the operator's message, charged nothing.
+          credits: 0,
         },
       ]);
       return campaignId;

@@ -41,8 +41,8 @@ export interface CampaignSettings {
 export interface NotRoutedMessage {
   campaignId: number;
   accountId: number;
-  /** Its parts: what it was charged, one credit each (nothing for a free campaign). */
-  parts: number;
+  /** What it was charged when it was sent (its stored `credits`; its parts for a message stored before prices). */
+  credits: number;
 }
 
 export interface SendingOptions {
@@ -60,6 +60,8 @@ export interface NewMessage {
   text: string;
   parts: number;
   encoding: Encoding;
+  /** What the message is charged: its parts × its destination's price (0 for a free message). */
+  credits: number;
 }
 
 export type SubmitResult =
@@ -137,6 +139,7 @@ function messageRows(campaign: QueuedCampaign, messages: readonly NewMessage[], 
       'queued',
       dueAt,
       now,
+      m.credits,
     ];
   }
   return rows;
@@ -287,8 +290,12 @@ export function createDeliveryService(deps: {
         );
         // Refunded once: only by the record that closed the message (not by a worker that lost its lease).
         if (r.kind === 'failed' && r.noRoute && changed > 0) {
-          const { campaign_id, account_id, parts } = r.message;
-          notRouted.push({ campaignId: campaign_id, accountId: account_id, parts: Number(parts) });
+          const { campaign_id, account_id, parts, credits } = r.message;
+          notRouted.push({
+            campaignId: campaign_id,
+            accountId: account_id,
+            credits: Number(credits ?? parts),
+          });
         }
         events.push(dlrEvent(r.message, status));
         if (status === DlrStatus.invalidDestination) {

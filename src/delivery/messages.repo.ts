@@ -25,6 +25,7 @@ const claimedColumns = [
   'attempts',
   'lease_owner',
   'parts',
+  'credits',
 ] as const;
 
 export type ClaimedMessage = Pick<Selectable<MessagesTable>, (typeof claimedColumns)[number]>;
@@ -53,8 +54,9 @@ const messageColumns = [
   'state',
   'due_at',
   'updated_at',
+  'credits',
 ] as const;
-/** 12 columns × 1,000 rows stays well under SQLite's 32,766 bound parameters. */
+/** 13 columns × 1,000 rows stays well under SQLite's 32,766 bound parameters. */
 const messageBatchRows = 1000;
 
 export const messagesRepo = {

@@ -1,5 +1,6 @@
-// SQL of GET /metrics/consumption: the caller and its direct sub-accounts, and the parts of their messages
-// sent within a period per account and country, from the partial index of sent messages. Read only.
+// SQL of GET /metrics/consumption: the caller and its direct sub-accounts, and the credits their messages
+// were charged, sent within a period per account and country, from the partial index of sent messages. Read only.
+import { sql } from 'kysely';
 import type { Executor } from '../store/db.ts';
 import type { Period } from './query-parsers.ts';
 
@@ -33,9 +34,10 @@ export const consumptionRepo = {
   },
 
   /**
-   * The parts (credits) of the accounts' messages sent within the period, summed per account and country, in
-   * grouped statements of at most `maxGroupedAccounts` accounts: read from the partial index of sent messages
-   * (`messages_sent`, migration 017) alone, never a message row. `countries` keeps only those countries (null:
+   * The credits the accounts' messages sent within the period were charged (stored at their send; their parts
+   * for a message stored before prices), summed per account and country, in grouped statements of at most
+   * `maxGroupedAccounts` accounts: read from the partial index of sent messages (`messages_sent`, migrations 017
+   * and 034) alone, never a message row. `countries` keeps only those countries (null:
    * numbers of no country).
    */
   async sentParts(
@@ -50,7 +52,7 @@ export const consumptionRepo = {
       let query = db
         .selectFrom('messages')
         .select(['account_id', 'country'])
-        .select((eb) => eb.fn.sum<number>('parts').as('parts'))
+        .select(sql<number>`sum(coalesce(${sql.ref('credits')}, ${sql.ref('parts')}))`.as('credits'))
         .where('account_id', 'in', chunk)
         // Repeats the index's predicate, which the bounds below imply anyway.
         .where('sent_at', 'is not', null)
@@ -68,7 +70,7 @@ export const consumptionRepo = {
       }
       const rows = await query.groupBy(['account_id', 'country']).execute();
       for (const row of rows) {
-        out.push({ accountId: Number(row.account_id), country: row.country, credits: Number(row.parts) });
+        out.push({ accountId: Number(row.account_id), country: row.country, credits: Number(row.credits) });
       }
     }
     return out;

@@ -27,6 +27,7 @@ const historyColumns = [
   'gsmsmsid',
   'text',
   'parts',
+  'credits',
   'state',
   'dlr_status',
   'due_at',

@@ -25,7 +25,10 @@ export function createHistoryService(deps: { db: Db; clock: Clock; timezone: str
   const { db, clock, timezone } = deps;
   const { wallTime } = zonedTime(timezone);
 
-  /** How the messages read out: their campaign's sender, and a message of a free campaign costs 0. */
+  /**
+   * How the messages read out: their campaign's sender, and what each was charged at its send (its parts for a
+   * message stored before prices); a message of a free or cancelled campaign costs 0.
+   */
   async function messageViews(accountId: number, messages: HistoryRow[]) {
     const campaignIds = [...new Set(messages.map((m) => Number(m.campaign_id)))];
     const campaigns =
@@ -45,7 +48,7 @@ export function createHistoryService(deps: { db: Db; clock: Clock; timezone: str
         date: wallTime(Number(m.due_at)),
         delivery_date: done === null ? '' : wallTime(done),
         country_code: countryOf(m.recipient) ?? '',
-        cost: campaign !== undefined && Number(campaign.cost) === 0 ? 0 : Number(m.parts),
+        cost: campaign !== undefined && Number(campaign.cost) === 0 ? 0 : Number(m.credits ?? m.parts),
         route: m.route ?? '',
         connector: m.connector ?? '',
       };

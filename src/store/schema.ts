@@ -30,6 +30,8 @@ export interface AccountsTable {
    * account lock`): its tokens, credentials and console answer -1, its queue is held.
    */
   locked: Generated<number>;
+  /** Null: prepaid (the balance never below zero); else postpaid, the balance down to minus this (migration 034). */
+  credit_limit: number | null;
 }
 
 export interface CreditLedgerTable {
@@ -200,6 +202,8 @@ export interface MessagesTable {
   connector: string | null;
   /** The route of CONNECTORS_FILE that chose the connector, with `sent_at`; null for a message never sent. */
   route: string | null;
+  /** What the message was charged (parts × its destination's price, migration 034); null before: its parts. */
+  credits: number | null;
 }
 
 export interface MessagePartsTable {
@@ -536,6 +540,14 @@ export interface SmppOutboxTable {
   expires_at: number;
 }
 
+/** Credits per SMS part by destination (country or number prefix), per account; account 0 is the instance's. */
+export interface PricesTable {
+  account_id: number;
+  /** ISO 3166-1 alpha-2 country (`FR`) or E.164 digits prefix (`3367`). */
+  destination: string;
+  credits: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   credit_ledger: CreditLedgerTable;
@@ -574,6 +586,7 @@ export interface Database {
   smpp_users: SmppUsersTable;
   smpp_submits: SmppSubmitsTable;
   smpp_outbox: SmppOutboxTable;
+  prices: PricesTable;
 }
 
 /**
@@ -619,4 +632,5 @@ export const tableNames = Object.keys({
   smpp_users: true,
   smpp_submits: true,
   smpp_outbox: true,
+  prices: true,
 } satisfies Record<keyof Database, true>) as (keyof Database)[];

@@ -72,6 +72,7 @@ describeEachDialect('accounts', (h) => {
       country_code: 'FR',
       lang: '',
       credits: 0,
+      postpaid: '0',
       unlimited: 0,
       description: 'the shop',
       // The Java SDK reads a sub-account's senderid as an integer: the sender goes in `sender`.
@@ -121,6 +122,7 @@ describeEachDialect('accounts', (h) => {
       country_code: '',
       lang: '',
       credits: 7,
+      postpaid: '0',
       unlimited: 0,
       description: '',
       senderid: null,

@@ -82,3 +82,19 @@ export function testDispatcher(h: Harness, log: Parameters<typeof createDispatch
     },
   });
 }
+
+/** Resolves once every message of the campaigns (tickets) has its final state: delivered, failed or expired. */
+export function untilFinal(h: Harness, tickets: readonly string[]) {
+  return waitFor(async () => {
+    const rows = await h.deps.store.db
+      .selectFrom('messages')
+      .select('state')
+      .where(
+        'campaign_id',
+        'in',
+        tickets.map((t) => Number(t)),
+      )
+      .execute();
+    return rows.every((m) => ['delivered', 'failed', 'expired'].includes(m.state));
+  }, 'final states');
+}

@@ -18,8 +18,7 @@ import {
   type TestAccount,
 } from '../helpers/harness.ts';
 import { migrateThrough } from '../helpers/migrate-through.ts';
-import { waitFor } from '../helpers/wait.ts';
-import { deliveringSimulator, testDeliveryWorker } from '../helpers/worker.ts';
+import { deliveringSimulator, testDeliveryWorker, untilFinal } from '../helpers/worker.ts';
 import { asXmlWouldSay } from '../helpers/xml.ts';
 
 /** Numbers of this file, each used once; none ends in the simulator's 0001 or 0002. */
@@ -113,18 +112,7 @@ describeEachDialect('consumption', (h) => {
     const worker = testDeliveryWorker(h(), transport, validityMs === undefined ? {} : { validityMs });
     workers.push(worker);
     await worker.start();
-    await waitFor(async () => {
-      const rows = await h()
-        .deps.store.db.selectFrom('messages')
-        .select('state')
-        .where(
-          'campaign_id',
-          'in',
-          tickets.map((t) => Number(t)),
-        )
-        .execute();
-      return rows.every((m) => ['delivered', 'failed', 'expired'].includes(m.state));
-    }, 'final states');
+    await untilFinal(h(), tickets);
     await worker.stop();
     workers.splice(workers.indexOf(worker), 1);
   }

@@ -306,6 +306,9 @@ describe.skipIf(!pgUrl)('pigeon move (SQLite to PostgreSQL)', () => {
         expires_at: now + 60_000,
       })
       .execute();
+    // The operator's prices: the instance's list and the account's (one credit to France, as without them).
+    await h.deps.services.prices.set(undefined, 'FR,1\n');
+    await h.deps.services.prices.set(a.id, 'FR,1\n4474,3\n');
   }
 
   beforeAll(async () => {

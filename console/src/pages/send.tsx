@@ -6,9 +6,11 @@ import { useMemo, useState } from 'preact/hooks';
 import type { CampaignResultView } from '../../../src/campaigns/campaigns.schemas.ts';
 import type { ListSummaryView } from '../../../src/campaigns/lists.schemas.ts';
 import { countMarkers, type Pushtype, shortMarker, stopMarker } from '../../../src/campaigns/message-text.ts';
+import type { AccountPricesView } from '../../../src/prices/prices.schemas.ts';
 import { ApiFailure, api, errorText, fieldOfError } from '../api.ts';
+import { countMessage } from '../components/count-message.ts';
 import { CsvFileField, contactsOf, numbersOf } from '../components/csv-file.tsx';
-import { countMessage, SendCounter } from '../components/send-counter.tsx';
+import { SendCounter } from '../components/send-counter.tsx';
 import { SendResult } from '../components/send-result.tsx';
 import {
   ErrorNotice,
@@ -67,6 +69,8 @@ export function SendPage() {
   );
 
   const lists = useLoad(() => api<{ lists: ListSummaryView[] }>('GET', '/lists').then((a) => a.lists), []);
+  // What one part costs the account shown, per destination: the counter prices with it.
+  const prices = useLoad(() => api<AccountPricesView>('GET', '/account/prices'), [session.account_id]);
 
   const markers = countMarkers(text);
   const numbers = useMemo(() => [...numbersOf(pasted), ...(file?.numbers ?? [])], [pasted, file]);
@@ -81,6 +85,7 @@ export function SendPage() {
     recipients,
     withFields: target === 'lists',
     session,
+    prices: prices.data ?? null,
   });
 
   const message = {
