@@ -7,6 +7,7 @@ import { type CreditsService, createCreditsService } from './accounts/credits.se
 import { createInvoicesService, type InvoicesService } from './accounts/invoices.service.ts';
 import { hashPassword, ipAllowed, isIpOrCidr, verifyPassword } from './accounts/secrets.ts';
 import { createTokensService, type TokensService } from './accounts/tokens.service.ts';
+import { type AuditService, createAuditService } from './audit/audit.service.ts';
 import { type CampaignsService, createCampaignsService } from './campaigns/campaigns.service.ts';
 import { createListsService, type ListsService } from './campaigns/lists.service.ts';
 import { createSendingService, type SendingService } from './campaigns/sending.service.ts';
@@ -62,6 +63,8 @@ import {
 import { createWebhooksService, type WebhooksService } from './webhooks/webhooks.service.ts';
 
 export interface Services {
+  /** The audit log: entries written in the changes' transactions (the AuditTrail port), GET /audit, retention. */
+  audit: AuditService;
   /** Accounts and sub-accounts: creation, profile reads, lock and unlock. */
   accounts: AccountsService;
   /** Authentication (tokens, legacy credentials, a console session's caller) and the tokens' CRUD. */
@@ -188,7 +191,19 @@ export async function createDeps(
   if (overrides.supervisor) carriers.push(ipcCarrier(overrides.supervisor));
   if (databaseNudges) carriers.push(databaseNudges);
   const nudges = overrides.nudges ?? createNudges(carriers);
-  const tokens = createTokensService({ db, clock, timezone: config.TIMEZONE });
+  // Every room that changes something writes its entry through this (the AuditTrail port), in its transaction.
+  // It names actors through tokens and accounts, created below (called only later).
+  const audit = createAuditService({
+    db,
+    clock,
+    timezone: config.TIMEZONE,
+    labels: {
+      token: (ex, tokenId) => tokens.tokenName(ex, tokenId),
+      account: (ex, accountId) => accounts.email(ex, accountId),
+    },
+    accountsInView: (auth) => accounts.erasureAccounts(auth),
+  });
+  const tokens = createTokensService({ db, clock, timezone: config.TIMEZONE, audit });
   // A transfer's invoice is issued by the invoices service, created below (called only later).
   const credits = createCreditsService({
     db,
@@ -198,6 +213,7 @@ export async function createDeps(
       transferred: (tx, toAccountId, amount, fromAccountId) =>
         invoices.recordTransfer(tx, toAccountId, amount, fromAccountId),
     },
+    audit,
   });
   // A sub-account's lock holds its queued messages through delivery, created below (called only later).
   const accounts = createAccountsService({
@@ -211,6 +227,7 @@ export async function createDeps(
     },
     tokens,
     credits,
+    audit,
   });
   // A purchase's credits and its invoice commit together: the invoice is issued inside addCredits.
   const invoices = createInvoicesService({
@@ -226,7 +243,7 @@ export async function createDeps(
     topUp: { add: (accountId, amount, inTx) => credits.addCredits(accountId, amount, 'top-up', inTx) },
   });
   const urlGuard = createUrlGuard({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE });
-  const webhooks = createWebhooksService({ db, clock, urlGuard, timezone: config.TIMEZONE });
+  const webhooks = createWebhooksService({ db, clock, urlGuard, timezone: config.TIMEZONE, audit });
   const webhookDeliveries = createWebhookDeliveriesService({
     db,
     dialect: store.dialect,
@@ -253,6 +270,7 @@ export async function createDeps(
     timezone: config.TIMEZONE,
     // PUT /campaign/:ticket/npai blacklists a campaign's NPAI numbers, which delivery reads (called only later).
     campaignNpai: { numbers: (tx, accountId, campaignId) => delivery.npaiNumbers(tx, accountId, campaignId) },
+    audit,
   });
   // Delivery and campaigns call each other: delivery through its CampaignSettings port, called only once
   // both exist.
@@ -338,6 +356,7 @@ export async function createDeps(
       nudges.send('events');
     },
     idempotency,
+    audit,
     // Without CONNECTORS_FILE the one route takes every message: nothing to ask.
     routable: config.CONNECTORS_FILE
       ? (message) => findRoute(routing.routes, message) !== undefined
@@ -348,6 +367,7 @@ export async function createDeps(
     clock,
     passwords: { hash: hashPassword, verify: verifyPassword, isIpOrCidr, ipAllowed },
     timezone: config.TIMEZONE,
+    audit,
     accountExists: (accountId) =>
       credits.credits(accountId).then(
         () => true,
@@ -360,7 +380,15 @@ export async function createDeps(
     sending,
     options: { timezone: config.TIMEZONE, keepMs: durationMs(config.DLR_WAIT) },
   });
-  const campaigns = createCampaignsService({ db, config, credits, links, delivery, deliveryLifecycle });
+  const campaigns = createCampaignsService({
+    db,
+    config,
+    credits,
+    links,
+    delivery,
+    deliveryLifecycle,
+    audit,
+  });
   const balanceAlerts = createBalanceAlertsService({
     db,
     dialect: store.dialect,
@@ -373,12 +401,14 @@ export async function createDeps(
       sender: config.ALERT_SENDER,
       ...alertJobTiming,
     },
+    audit,
   });
   const lookup = createLookupService({
     db,
     clock,
     provider: numberingPlanProvider,
     costPerNumber: config.LOOKUP_COST,
+    audit,
     ports: {
       charge: async (tx, accountId, cost) =>
         (await credits.debit(tx, accountId, cost, null, 'lookup')).credits,
@@ -395,7 +425,9 @@ export async function createDeps(
       mo: (accountId, before, limit) => deliveryLifecycle.purgeReplies(accountId, before, limit),
       list: (accountId, before, limit) => lists.purgeContacts(accountId, before, limit),
       lookup: (accountId, before, limit) => lookup.purge(accountId, before, limit),
+      audit: (accountId, before, limit) => audit.purge(accountId, before, limit),
     },
+    audit,
   });
   // Reaches the capabilities through their services only, for the gauges read from the database.
   const ops = createOps({
@@ -419,7 +451,9 @@ export async function createDeps(
       authenticate: (credentials, clientIp) => tokens.authenticate(credentials, clientIp),
       sessionContext: (signedInId, accountId) => tokens.sessionContext(signedInId, accountId),
       account: (auth) => accounts.account(auth),
+      idByEmail: (email) => accounts.idByEmail(email),
     },
+    audit,
     sessionHours: config.CONSOLE_SESSION_HOURS,
     timeZone: config.TIMEZONE,
     stopMention: config.STOP_MENTION,
@@ -429,6 +463,7 @@ export async function createDeps(
     db,
     ports: { accounts, delivery: deliveryLifecycle, links, lists, lookup, webhooks, smpp: smppMessages },
     truncateLog: store.truncateLog,
+    audit,
   });
   // One line per kind of row only Pigeon reads, with its PRUNE_*_AFTER age.
   const pruneTasks: PruneTask[] = [
@@ -457,6 +492,7 @@ export async function createDeps(
     logger,
     store,
     services: {
+      audit,
       accounts,
       tokens,
       credits,

@@ -1,5 +1,6 @@
 // Authentication (API tokens, legacy body credentials, a console session's caller), the tokens kept in memory
 // for it, and the tokens' creation, reads and revocation.
+import { type AuditTrail, withEntry } from '../shared/audit-trail.ts';
 import type { AuthContext } from '../shared/auth-context.ts';
 import { wholeNumberIn } from '../shared/bounds.ts';
 import type { Clock } from '../shared/clock.ts';
@@ -46,8 +47,10 @@ export function createTokensService(deps: {
   clock: Clock;
   timezone: string;
   passwordGuard?: PasswordGuardOptions;
+  /** The audit log: a token's creation and deletion, in their transaction. */
+  audit: AuditTrail;
 }) {
-  const { db, clock, timezone } = deps;
+  const { db, clock, timezone, audit } = deps;
 
   // `Y-m-d H:i:s` for the reads (the form the Java SDK parses).
   const { wallTime } = zonedTime(timezone);
@@ -141,6 +144,21 @@ export function createTokensService(deps: {
     return { token, token_id: idOut(id), allowed_ips: allowed ?? [] };
   }
 
+  /** Issues a token and writes its entry (for `entryAccountId`, the caller's account) in one transaction. */
+  function issueAudited(entryAccountId: number, accountId: number, request: TokenRequest) {
+    return withEntry(
+      db,
+      audit,
+      (created: CreatedTokenView) => ({
+        accountId: entryAccountId,
+        action: 'token.create',
+        objectType: 'token',
+        objectId: created.token_id,
+      }),
+      (tx) => issueToken(tx, accountId, request),
+    );
+  }
+
   /**
    * A token as GET /token answers it (never its secret): dates as `Y-m-d H:i:s` in TIMEZONE (the Java SDK
    * parses `created_at` so), `ttl` in seconds and `expired_at` null for a token that does not expire,
@@ -171,6 +189,9 @@ export function createTokensService(deps: {
     issue: issueToken,
 
     forgetTokensOf,
+
+    /** A token's name, read in the caller's transaction (the audit log names its actors so). */
+    tokenName: (ex: Executor, tokenId: number) => tokensRepo.nameOf(ex, tokenId),
 
     /**
      * Resolves an Authorization value (`Bearer x` or bare `x`), or legacy body credentials, to its account;
@@ -223,13 +244,13 @@ export function createTokensService(deps: {
         }
         accountId = target.id;
       }
-      return issueToken(db, accountId, request);
+      return issueAudited(auth.accountId, accountId, request);
     },
 
     async createTokenForCli(accountId: number, name: string) {
       if (!(await accountsRepo.find(db, accountId)))
         throw ApiError.notFound(`account ${accountId} does not exist`);
-      return issueToken(db, accountId, { name });
+      return issueAudited(accountId, accountId, { name });
     },
 
     /** `pigeon token list --account ID`: the account's tokens as GET /token shows them, with their account. */
@@ -248,8 +269,17 @@ export function createTokensService(deps: {
      * within `tokenMemoryMs` in the server's.
      */
     async operatorRevoke(tokenId: number) {
-      const accountId = await tokensRepo.deleteAny(db, tokenId);
-      if (accountId === undefined) throw ApiError.notFound(`token ${tokenId} does not exist`);
+      const accountId = await db.transaction().execute(async (tx) => {
+        const owner = await tokensRepo.deleteAny(tx, tokenId);
+        if (owner === undefined) throw ApiError.notFound(`token ${tokenId} does not exist`);
+        await audit.record(tx, {
+          accountId: owner,
+          action: 'token.delete',
+          objectType: 'token',
+          objectId: tokenId,
+        });
+        return owner;
+      });
       forgetTokensOf(accountId);
       return { token_id: idOut(tokenId), account_id: idOut(accountId), revoked: true };
     },
@@ -268,9 +298,18 @@ export function createTokensService(deps: {
 
     async deleteToken(auth: AuthContext, rawId: string) {
       const id = idIn(rawId);
-      if (id === undefined || !(await tokensRepo.delete(db, auth.accountId, id))) {
-        throw ApiError.notFound(`token "${rawId}" not found`);
-      }
+      if (id === undefined) throw ApiError.notFound(`token "${rawId}" not found`);
+      await db.transaction().execute(async (tx) => {
+        // Written first: a token deleting itself is still there to be named as the actor.
+        await audit.record(tx, {
+          accountId: auth.accountId,
+          action: 'token.delete',
+          objectType: 'token',
+          objectId: id,
+        });
+        if (!(await tokensRepo.delete(tx, auth.accountId, id)))
+          throw ApiError.notFound(`token "${rawId}" not found`);
+      });
       knownTokens.clear();
       return idOut(id);
     },

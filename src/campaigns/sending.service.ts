@@ -6,6 +6,7 @@ import type { Config } from '../config.ts';
 import type { DeliveryService, NewMessage } from '../delivery/delivery.service.ts';
 import type { IdempotencyService, RecordAnswer } from '../idempotency/idempotency.service.ts';
 import type { LinksService, NewLink } from '../links/links.service.ts';
+import type { Actor, AuditTrail } from '../shared/audit-trail.ts';
 import type { AuthContext } from '../shared/auth-context.ts';
 import type { Clock } from '../shared/clock.ts';
 import { ApiError, Status } from '../shared/errors.ts';
@@ -79,6 +80,8 @@ interface SmallSend {
   linksOf(campaignId: number, start: number, end: number): NewLink[];
   /** Told when the group's debits crossed a balance-alert trigger, for the nudge after the commit. */
   alerted(): void;
+  /** Who sent it, taken in its request: the group is written outside any one request's context. */
+  actor: Actor;
 }
 
 /** Sends of at most this many kept recipients may be written together; larger ones are alone anyway. */
@@ -114,6 +117,8 @@ export function createSendingService(deps: {
   /** Told after the commit of a send whose debit crossed the balance-alert trigger (a nudge to the alert worker). */
   alerted?: () => void;
   idempotency: Pick<IdempotencyService, 'once'>;
+  /** The audit log: a send's `campaign.send` entry, in the send's transaction (with the group's, together). */
+  audit: AuditTrail;
   /**
    * Whether a delivery route of CONNECTORS_FILE takes a message (wired in deps.ts to the routing table);
    * absent when there is no such file and every message has its route.
@@ -126,7 +131,14 @@ export function createSendingService(deps: {
     accountId: number;
   }) => boolean;
 }) {
-  const { db, clock, config, credits, links, delivery } = deps;
+  const { db, clock, config, credits, links, delivery, audit } = deps;
+  const sendEntry = (accountId: number, campaignId: number, actor: Actor) => ({
+    accountId,
+    action: 'campaign.send',
+    objectType: 'campaign',
+    objectId: campaignId,
+    actor,
+  });
   const queued = deps.queued ?? (() => {});
   const allowedCountries = parseCountries(config.ALLOWED_COUNTRIES);
   /**
@@ -169,6 +181,10 @@ export function createSendingService(deps: {
           );
           const linkRows = sends.flatMap((s, i) => s.linksOf(ids[i], 0, s.recipients));
           if (linkRows.length > 0) await links.store(tx, linkRows);
+          await audit.recordMany(
+            tx,
+            sends.map((s, i) => sendEntry(s.campaign.account_id, ids[i], s.actor)),
+          );
           // Last: the paying accounts' rows stay locked from here to the commit.
           const debited = await credits.debitMany(
             tx,
@@ -268,6 +284,7 @@ export function createSendingService(deps: {
     }
 
     const accountId = auth.accountId;
+    const actor = audit.actor();
     let alerted = false;
     /** The messages of recipients `start` to `end` (excluded), as delivery queues them. */
     const messagesOf = (start: number, end: number): NewMessage[] => {
@@ -334,6 +351,7 @@ export function createSendingService(deps: {
             alerted: () => {
               alerted = true;
             },
+            actor,
           }
         : undefined;
     const sent = await batcher.submit(async (tx) => {
@@ -347,6 +365,7 @@ export function createSendingService(deps: {
       }
       // The lists a list send used, for its reads (`lists:[{id}]`).
       await campaignsRepo.insertLists(tx, accountId, campaignId, listIds);
+      await audit.record(tx, sendEntry(accountId, campaignId, actor));
       const campaign = { id: campaignId, accountId, dueAt: p.dueAt };
       for (let start = 0; start < kept.length; start += writeChunk) {
         const end = Math.min(kept.length, start + writeChunk);

@@ -10,6 +10,7 @@ import type { Config } from '../config.ts';
 import type { AuthContext } from '../shared/auth-context.ts';
 import { type Clock, systemClock } from '../shared/clock.ts';
 import { Status } from '../shared/errors.ts';
+import { runInContext } from '../shared/request-context.ts';
 import { fastifyTrustProxy, parseTrustProxy } from '../shared/trusted-proxies.ts';
 import { registerRequestLog, requestIdHeader, requestIdOf } from './access-log.ts';
 import { detectSyntax, parseBody, replyFormatOf, xmlToParse } from './body.ts';
@@ -170,6 +171,11 @@ export function buildApp(deps: AppDeps): App {
       }),
     );
   });
+
+  // Each request's work runs in its context: the request itself, whose `auth` the hooks below set and whose
+  // `ip` is the client's, read by the audit log when a change writes its entry. Entered last before the
+  // handler (a callback hook, so the handler's turn starts inside it): the body's parsing loses the context.
+  app.addHook('preHandler', (request, _reply, done) => runInContext(request, done));
 
   deps.documentation?.(app);
   deps.operations?.(app);

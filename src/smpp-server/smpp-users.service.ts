@@ -2,6 +2,7 @@
 // hashed as console passwords are (through the `Passwords` port); SMPP carries it in a field of at most 8
 // characters, so it is a weak secret on its own: binds are braked per address (bind-brake.ts) and may be
 // restricted to IP addresses.
+import { type AuditTrail, withEntry } from '../shared/audit-trail.ts';
 import type { AuthContext } from '../shared/auth-context.ts';
 import type { Clock } from '../shared/clock.ts';
 import { ApiError } from '../shared/errors.ts';
@@ -72,8 +73,10 @@ export function createSmppUsersService(deps: {
   passwords: Passwords;
   accountExists: AccountExists;
   timezone: string;
+  /** The audit log: an SMPP user's creation and deletion, in its transaction. */
+  audit: AuditTrail;
 }) {
-  const { db, clock, passwords } = deps;
+  const { db, clock, passwords, audit } = deps;
   const dates = zonedTime(deps.timezone);
 
   const view = (row: SmppUserRow): SmppUserView => ({
@@ -134,16 +137,24 @@ export function createSmppUsersService(deps: {
       allowed_ips: allowed ? JSON.stringify(allowed) : null,
       created_at: clock.now(),
     };
-    const id = await smppUsersRepo.insert(db, row);
+    const entry = { accountId, action: 'smpp_user.create', objectType: 'smpp_user', objectId: systemId };
+    const id = await withEntry(db, audit, entry, (tx) => smppUsersRepo.insert(tx, row));
     return view({ ...row, id });
   }
 
   async function remove(systemId: string, accountId: number | undefined): Promise<string> {
     // Its waiting receipts and the marks of its campaigns go with it.
     const deleted = await db.transaction().execute(async (tx) => {
-      const id = await smppUsersRepo.delete(tx, systemId, accountId);
-      if (id !== undefined) await smppMessagesRepo.deleteOfUser(tx, id);
-      return id;
+      const user = await smppUsersRepo.delete(tx, systemId, accountId);
+      if (user === undefined) return undefined;
+      await smppMessagesRepo.deleteOfUser(tx, user.id);
+      await audit.record(tx, {
+        accountId: user.accountId,
+        action: 'smpp_user.delete',
+        objectType: 'smpp_user',
+        objectId: systemId,
+      });
+      return user.id;
     });
     if (deleted === undefined) throw ApiError.notFound(`SMPP user "${systemId}" not found`);
     return systemId;
