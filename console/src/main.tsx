@@ -8,6 +8,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiFailure, api, errorText, onSignedOut, useCsrfToken } from './api.ts';
 import { formatNumber } from './format.ts';
 import { AlertPage } from './pages/alert.tsx';
+import { AuditPage } from './pages/audit.tsx';
 import { BlacklistPage } from './pages/blacklist.tsx';
 import { CampaignPage } from './pages/campaign.tsx';
 import { CampaignsPage } from './pages/campaigns.tsx';
@@ -40,6 +41,7 @@ const routes: { path: string; title: string; page: (params: Record<string, strin
     { path: '/webhooks/:id', title: 'Webhook', page: (p) => <WebhookPage id={p.id} /> },
     { path: '/alert', title: 'Balance alert', page: () => <AlertPage /> },
     { path: '/sub-accounts', title: 'Sub-accounts', page: () => <SubAccountsPage /> },
+    { path: '/audit', title: 'Audit log', page: () => <AuditPage /> },
   ];
 
 const nav: { path: string; label: string }[] = [
@@ -53,6 +55,7 @@ const nav: { path: string; label: string }[] = [
   { path: '/webhooks', label: 'Webhooks' },
   { path: '/alert', label: 'Balance alert' },
   { path: '/sub-accounts', label: 'Sub-accounts' },
+  { path: '/audit', label: 'Audit log' },
 ];
 
 function Shell({ state, children }: { state: SessionState; children: ComponentChildren }) {
