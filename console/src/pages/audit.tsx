@@ -112,7 +112,7 @@ export function AuditPage() {
             label="Action"
             value={draft.action}
             onValue={set('action')}
-            placeholder="campaign.send, or campaign"
+            placeholder="campaign.send"
             error={errorOf('action')}
           />
           <Field label="Actor" error={errorOf('actor')}>
