@@ -160,6 +160,8 @@ export async function createDeps(
     nudges?: Nudges;
     /** A supervised process's IPC channel to its supervisor, which passes nudges to its other processes. */
     supervisor?: NodeJS.Process;
+    /** Who the audit log names for changes no API caller made: `cli` in the operator's commands. */
+    processActor?: 'cli' | 'pigeon';
   } = {},
 ): Promise<Deps> {
   const clock = overrides.clock ?? systemClock;
@@ -202,6 +204,7 @@ export async function createDeps(
       account: (ex, accountId) => accounts.email(ex, accountId),
     },
     accountsInView: (auth) => accounts.erasureAccounts(auth),
+    processActor: overrides.processActor,
   });
   const tokens = createTokensService({ db, clock, timezone: config.TIMEZONE, audit });
   // A transfer's invoice is issued by the invoices service, created below (called only later).

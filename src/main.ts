@@ -8,7 +8,6 @@ import { createDeps, createLogger, type Deps } from './deps.ts';
 import { startRuntime } from './runtime.ts';
 import { ApiError } from './shared/errors.ts';
 import { idIn } from './shared/ids.ts';
-import { runInContext } from './shared/request-context.ts';
 import { BackupRefused, backupSqlite } from './store/backup.ts';
 import { MoveRefused, moveToPostgres } from './store/move.ts';
 import { type ReadyMessage, supervise, supervisedVariable } from './supervisor.ts';
@@ -77,10 +76,10 @@ function needInt(value: string | undefined, what: string): number {
 }
 
 async function withDeps<T>(config: Config, run: (deps: Deps) => Promise<T>): Promise<T> {
-  const deps = await createDeps({ ...config, LOG_LEVEL: 'warn' });
+  // The operator's commands: what they change is written in the audit log as the CLI's.
+  const deps = await createDeps({ ...config, LOG_LEVEL: 'warn' }, { processActor: 'cli' });
   try {
-    // The operator's commands: what they change is written in the audit log as the CLI's.
-    return await runInContext({ cli: true }, () => run(deps));
+    return await run(deps);
   } finally {
     await deps.close();
   }

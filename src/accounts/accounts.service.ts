@@ -109,6 +109,7 @@ export function createAccountsService(deps: {
       }
       await audit.record(tx, {
         accountId: auth.accountId,
+        auth,
         action: locked ? 'account.lock' : 'account.unlock',
         objectType: 'account',
         objectId: id,
@@ -230,6 +231,7 @@ export function createAccountsService(deps: {
       const id = await storeAccount(account, 'account.', async (tx, accountId) => {
         await audit.record(tx, {
           accountId: auth.accountId,
+          auth,
           action: 'account.create',
           objectType: 'account',
           objectId: accountId,

@@ -171,7 +171,12 @@ export function createBalanceAlertsService(deps: {
       // A new trigger re-arms the alert, whatever the balance: the next debit at or below it alerts once. The
       // same trigger keeps its state, so re-saving an address does not repeat an alert already sent.
       const rearm = stored !== undefined && Number(stored.alert_trigger) !== Number(next.alert_trigger);
-      const entry = { accountId: auth.accountId, action: 'notification.update', objectType: 'notification' };
+      const entry = {
+        accountId: auth.accountId,
+        auth,
+        action: 'notification.update',
+        objectType: 'notification',
+      };
       await withEntry(db, audit, entry, (tx) =>
         notificationRepo.upsert(tx, auth.accountId, next, clock.now(), rearm),
       );

@@ -193,6 +193,7 @@ export function createCreditsService(deps: {
         if (amount > 0) await deps.invoices?.transferred(tx, toChild, amount, auth.accountId);
         await audit.record(tx, {
           accountId: auth.accountId,
+          auth,
           action: 'credits.transfer',
           objectType: 'account',
           objectId: toChild,

@@ -144,13 +144,17 @@ export function createTokensService(deps: {
     return { token, token_id: idOut(id), allowed_ips: allowed ?? [] };
   }
 
-  /** Issues a token and writes its entry (for `entryAccountId`, the caller's account) in one transaction. */
-  function issueAudited(entryAccountId: number, accountId: number, request: TokenRequest) {
+  /**
+   * Issues a token and writes its entry in one transaction: on the caller's account, by the caller (`auth`), or
+   * without one on the token's account, by the process (the CLI).
+   */
+  function issueAudited(auth: AuthContext | undefined, accountId: number, request: TokenRequest) {
     return withEntry(
       db,
       audit,
       (created: CreatedTokenView) => ({
-        accountId: entryAccountId,
+        accountId: auth?.accountId ?? accountId,
+        auth,
         action: 'token.create',
         objectType: 'token',
         objectId: created.token_id,
@@ -244,13 +248,13 @@ export function createTokensService(deps: {
         }
         accountId = target.id;
       }
-      return issueAudited(auth.accountId, accountId, request);
+      return issueAudited(auth, accountId, request);
     },
 
     async createTokenForCli(accountId: number, name: string) {
       if (!(await accountsRepo.find(db, accountId)))
         throw ApiError.notFound(`account ${accountId} does not exist`);
-      return issueAudited(accountId, accountId, { name });
+      return issueAudited(undefined, accountId, { name });
     },
 
     /** `pigeon token list --account ID`: the account's tokens as GET /token shows them, with their account. */
@@ -303,6 +307,7 @@ export function createTokensService(deps: {
         // Written first: a token deleting itself is still there to be named as the actor.
         await audit.record(tx, {
           accountId: auth.accountId,
+          auth,
           action: 'token.delete',
           objectType: 'token',
           objectId: id,

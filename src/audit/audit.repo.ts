@@ -69,15 +69,23 @@ export const auditRepo = {
     return Number(row.n);
   },
 
-  /** Deletes up to `limit` of the account's entries older than `before`; how many went. */
+  /**
+   * Deletes those of the account's `limit` oldest entries (by id) that are older than `before`; how many went.
+   * Entries are written in time order, so the old ones are the first by id: the scan reads at most `limit`
+   * entries of the account's index, however many it has, and a pass stops at the first batch with none to go.
+   */
   async purge(db: Executor, accountId: number, before: number, limit: number): Promise<number> {
-    const ids = db
+    const oldest = db
       .selectFrom('audit_log')
       .select('id')
       .where('account_id', '=', accountId)
-      .where('at', '<', before)
+      .orderBy('id')
       .limit(limit);
-    const result = await db.deleteFrom('audit_log').where('id', 'in', ids).executeTakeFirst();
+    const result = await db
+      .deleteFrom('audit_log')
+      .where('id', 'in', oldest)
+      .where('at', '<', before)
+      .executeTakeFirst();
     return Number(result.numDeletedRows);
   },
 };

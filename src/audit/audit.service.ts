@@ -1,5 +1,5 @@
 // The audit log: entries written by the rooms that change things (through the AuditTrail port, in their
-// transactions), the actor taken from the request context, and GET /audit's read of them.
+// transactions), each with its actor (the API caller, the CLI or Pigeon), and GET /audit's read of them.
 import type { Actor, ActorKind, AuditEntry, AuditTrail } from '../shared/audit-trail.ts';
 import type { AuthContext } from '../shared/auth-context.ts';
 import type { Clock } from '../shared/clock.ts';
@@ -7,7 +7,6 @@ import { parseDay } from '../shared/days.ts';
 import { ApiError } from '../shared/errors.ts';
 import { idIn, idOut } from '../shared/ids.ts';
 import { parsePage } from '../shared/paging.ts';
-import { currentContext } from '../shared/request-context.ts';
 import { zonedTime } from '../shared/zoned-time.ts';
 import type { Db, Executor } from '../store/db.ts';
 import { type AuditFilter, auditRepo } from './audit.repo.ts';
@@ -46,6 +45,8 @@ export function createAuditService(deps: {
   labels: ActorLabels;
   /** The accounts a caller reads the entries of: its own, then its direct sub-accounts'. */
   accountsInView: (auth: AuthContext) => Promise<number[]>;
+  /** Who acts when no API caller does: `cli` in the operator's commands, `pigeon` (the default) in the server. */
+  processActor?: 'cli' | 'pigeon';
 }) {
   const { db, clock, timezone, labels } = deps;
   const { wallTime } = zonedTime(timezone);
@@ -70,14 +71,10 @@ export function createAuditService(deps: {
     return label;
   }
 
-  /** Who is behind the work running now: the request's caller and address, the CLI, or Pigeon itself. */
-  function actor(): Actor {
-    const context = currentContext();
-    if (context === undefined) return { kind: 'pigeon', id: null, ip: null };
-    if (context.cli) return { kind: 'cli', id: null, ip: null };
-    const ip = context.ip ?? null;
-    const auth = context.auth;
-    if (auth === undefined) return { kind: 'user', id: null, ip };
+  /** Who acted: the API caller behind `auth` (with its address), else this process (the CLI, or Pigeon). */
+  function actor(auth?: AuthContext): Actor {
+    if (auth === undefined) return { kind: deps.processActor ?? 'pigeon', id: null, ip: null };
+    const ip = auth.clientIp ?? null;
     if (auth.userId !== undefined) return { kind: 'user', id: auth.userId, ip };
     if (auth.tokenId > 0) return { kind: 'token', id: auth.tokenId, ip };
     // No token: the account's own e-mail and password (legacy credentials, a console session).
@@ -89,7 +86,7 @@ export function createAuditService(deps: {
     const out: unknown[][] = new Array(entries.length);
     for (let i = 0; i < entries.length; i++) {
       const entry = entries[i];
-      const who = entry.actor ?? actor();
+      const who = entry.actor ?? actor(entry.auth);
       out[i] = [
         entry.accountId,
         now,

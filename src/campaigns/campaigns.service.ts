@@ -86,6 +86,7 @@ export function createCampaignsService(deps: {
         await dailyCap.giveBack(tx, auth.accountId, Number(campaign.created_at), messages);
         await audit.record(tx, {
           accountId: auth.accountId,
+          auth,
           action: 'campaign.cancel',
           objectType: 'campaign',
           objectId: id,

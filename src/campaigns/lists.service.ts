@@ -100,7 +100,7 @@ export function createListsService(deps: {
     object: Pick<AuditEntry, 'objectType' | 'objectId'>,
     work: (tx: Executor) => Promise<T>,
   ): Promise<T> {
-    return withEntry(db, audit, { accountId: auth.accountId, action, ...object }, work);
+    return withEntry(db, audit, { accountId: auth.accountId, auth, action, ...object }, work);
   }
 
   async function ownList(auth: AuthContext, rawId: unknown) {
@@ -185,6 +185,7 @@ export function createListsService(deps: {
         }
         await audit.record(tx, {
           accountId,
+          auth,
           action: existing ? 'list.add_contacts' : 'list.create',
           objectType: 'list',
           objectId: listId,

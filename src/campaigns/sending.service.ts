@@ -6,7 +6,7 @@ import type { Config } from '../config.ts';
 import type { DeliveryService, NewMessage } from '../delivery/delivery.service.ts';
 import type { IdempotencyService, RecordAnswer } from '../idempotency/idempotency.service.ts';
 import type { LinksService, NewLink } from '../links/links.service.ts';
-import type { Actor, AuditTrail } from '../shared/audit-trail.ts';
+import type { Actor, AuditEntry, AuditTrail } from '../shared/audit-trail.ts';
 import type { AuthContext } from '../shared/auth-context.ts';
 import type { Clock } from '../shared/clock.ts';
 import { ApiError, Status } from '../shared/errors.ts';
@@ -80,8 +80,6 @@ interface SmallSend {
   linksOf(campaignId: number, start: number, end: number): NewLink[];
   /** Told when the group's debits crossed a balance-alert trigger, for the nudge after the commit. */
   alerted(): void;
-  /** Who sent it, taken in its request: the group is written outside any one request's context. */
-  actor: Actor;
 }
 
 /** Sends of at most this many kept recipients may be written together; larger ones are alone anyway. */
@@ -132,13 +130,7 @@ export function createSendingService(deps: {
   }) => boolean;
 }) {
   const { db, clock, config, credits, links, delivery, audit } = deps;
-  const sendEntry = (accountId: number, campaignId: number, actor: Actor) => ({
-    accountId,
-    action: 'campaign.send',
-    objectType: 'campaign',
-    objectId: campaignId,
-    actor,
-  });
+
   const queued = deps.queued ?? (() => {});
   const allowedCountries = parseCountries(config.ALLOWED_COUNTRIES);
   /**
@@ -181,10 +173,6 @@ export function createSendingService(deps: {
           );
           const linkRows = sends.flatMap((s, i) => s.linksOf(ids[i], 0, s.recipients));
           if (linkRows.length > 0) await links.store(tx, linkRows);
-          await audit.recordMany(
-            tx,
-            sends.map((s, i) => sendEntry(s.campaign.account_id, ids[i], s.actor)),
-          );
           // Last: the paying accounts' rows stay locked from here to the commit.
           const debited = await credits.debitMany(
             tx,
@@ -205,7 +193,11 @@ export function createSendingService(deps: {
           }));
         }
       : undefined;
-  const batcher = createSendBatcher<SmallSend>(db, { writeTogether });
+  // Each send's `campaign.send` entry is written with its group's, in one statement (send-batcher.ts).
+  const batcher = createSendBatcher<SmallSend, AuditEntry>(db, {
+    writeTogether,
+    written: (tx, entries) => audit.recordMany(tx, entries),
+  });
   const dailyCap = createDailyCap({ limit: config.DAILY_MESSAGE_LIMIT, timezone: config.TIMEZONE });
 
   const refuseWhenBacklogged = createBacklogGate(config, delivery);
@@ -284,7 +276,8 @@ export function createSendingService(deps: {
     }
 
     const accountId = auth.accountId;
-    const actor = audit.actor();
+    // Who sent it, taken here in its request: the group is written outside any one request's context.
+    const actor: Actor = audit.actor(auth);
     let alerted = false;
     /** The messages of recipients `start` to `end` (excluded), as delivery queues them. */
     const messagesOf = (start: number, end: number): NewMessage[] => {
@@ -351,32 +344,45 @@ export function createSendingService(deps: {
             alerted: () => {
               alerted = true;
             },
-            actor,
           }
         : undefined;
-    const sent = await batcher.submit(async (tx) => {
-      // First: a send past the day's cap is refused before anything else is written.
-      await dailyCap.take(tx, accountId, now, kept.length);
-      const campaignId = await campaignsRepo.insert(tx, campaignRow);
-      const debited = await credits.debit(tx, accountId, cost, campaignId);
-      alerted = debited.alerted;
-      if (debited.billedAccountId !== accountId) {
-        await campaignsRepo.setBilledAccount(tx, accountId, campaignId, debited.billedAccountId);
-      }
-      // The lists a list send used, for its reads (`lists:[{id}]`).
-      await campaignsRepo.insertLists(tx, accountId, campaignId, listIds);
-      await audit.record(tx, sendEntry(accountId, campaignId, actor));
-      const campaign = { id: campaignId, accountId, dueAt: p.dueAt };
-      for (let start = 0; start < kept.length; start += writeChunk) {
-        const end = Math.min(kept.length, start + writeChunk);
-        await delivery.enqueue(tx, campaign, messagesOf(start, end));
-        if (linkCount > 0) await links.store(tx, linksOf(campaignId, start, end));
-      }
-      const result: CampaignResult = { ticket: idOut(campaignId), cost, credits: debited.credits, ...counts };
-      // The answer under its Idempotency-Key commits with the campaign, or neither does.
-      await record?.(tx, result);
-      return result;
-    }, together);
+    const sent = await batcher.submit(
+      async (tx) => {
+        // First: a send past the day's cap is refused before anything else is written.
+        await dailyCap.take(tx, accountId, now, kept.length);
+        const campaignId = await campaignsRepo.insert(tx, campaignRow);
+        const debited = await credits.debit(tx, accountId, cost, campaignId);
+        alerted = debited.alerted;
+        if (debited.billedAccountId !== accountId) {
+          await campaignsRepo.setBilledAccount(tx, accountId, campaignId, debited.billedAccountId);
+        }
+        // The lists a list send used, for its reads (`lists:[{id}]`).
+        await campaignsRepo.insertLists(tx, accountId, campaignId, listIds);
+        const campaign = { id: campaignId, accountId, dueAt: p.dueAt };
+        for (let start = 0; start < kept.length; start += writeChunk) {
+          const end = Math.min(kept.length, start + writeChunk);
+          await delivery.enqueue(tx, campaign, messagesOf(start, end));
+          if (linkCount > 0) await links.store(tx, linksOf(campaignId, start, end));
+        }
+        const result: CampaignResult = {
+          ticket: idOut(campaignId),
+          cost,
+          credits: debited.credits,
+          ...counts,
+        };
+        // The answer under its Idempotency-Key commits with the campaign, or neither does.
+        await record?.(tx, result);
+        return result;
+      },
+      together,
+      (result): AuditEntry => ({
+        accountId,
+        action: 'campaign.send',
+        objectType: 'campaign',
+        objectId: result.ticket ?? null,
+        actor,
+      }),
+    );
     // Committed: the delivery worker, maybe in another process, need not wait for its next poll.
     queued(kept.length);
     if (alerted) deps.alerted?.();

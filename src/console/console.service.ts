@@ -205,8 +205,16 @@ export function createConsoleService(deps: ConsoleServiceDeps) {
       return accounts.sessionContext(session.account_id, session.acting_account_id);
     },
 
-    /** PUT /console/session/account: shows one direct sub-account's view, or (null) the signed-in one's again. */
-    async switchTo(cookie: string | undefined, csrf: string | undefined, rawAccountId: unknown) {
+    /**
+     * PUT /console/session/account: shows one direct sub-account's view, or (null) the signed-in one's again.
+     * `clientIp` goes in its audit entry.
+     */
+    async switchTo(
+      cookie: string | undefined,
+      csrf: string | undefined,
+      rawAccountId: unknown,
+      clientIp: string,
+    ) {
       const session = await live(cookie);
       checkCsrf('PUT', csrf, session.csrf_token);
       const target =
@@ -231,14 +239,14 @@ export function createConsoleService(deps: ConsoleServiceDeps) {
           action: 'session.switch',
           objectType: 'account',
           objectId: target,
-          actor: signedIn(session.account_id, audit.actor().ip),
+          actor: signedIn(session.account_id, clientIp),
         });
       });
       return view({ ...session, acting_account_id: target });
     },
 
     /** DELETE /console/session: signs out; the cookie no longer authenticates anything. */
-    async signOut(cookie: string | undefined, csrf: string | undefined): Promise<void> {
+    async signOut(cookie: string | undefined, csrf: string | undefined, clientIp: string): Promise<void> {
       const session = await live(cookie);
       checkCsrf('DELETE', csrf, session.csrf_token);
       await db.transaction().execute(async (tx) => {
@@ -247,7 +255,7 @@ export function createConsoleService(deps: ConsoleServiceDeps) {
           accountId: session.account_id,
           action: 'session.sign_out',
           objectType: 'session',
-          actor: signedIn(session.account_id, audit.actor().ip),
+          actor: signedIn(session.account_id, clientIp),
         });
       });
     },

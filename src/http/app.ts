@@ -10,7 +10,6 @@ import type { Config } from '../config.ts';
 import type { AuthContext } from '../shared/auth-context.ts';
 import { type Clock, systemClock } from '../shared/clock.ts';
 import { Status } from '../shared/errors.ts';
-import { runInContext } from '../shared/request-context.ts';
 import { fastifyTrustProxy, parseTrustProxy } from '../shared/trusted-proxies.ts';
 import { registerRequestLog, requestIdHeader, requestIdOf } from './access-log.ts';
 import { detectSyntax, parseBody, replyFormatOf, xmlToParse } from './body.ts';
@@ -91,6 +90,12 @@ export interface AppDeps {
   operations?: (app: App) => void;
 }
 
+/** The caller with the client's address, which the audit log writes beside each change the request makes. */
+const withClientIp = (auth: AuthContext, request: FastifyRequest): AuthContext => ({
+  ...auth,
+  clientIp: request.ip,
+});
+
 export function buildApp(deps: AppDeps): App {
   const app = Fastify({
     loggerInstance: deps.logger,
@@ -142,8 +147,11 @@ export function buildApp(deps: AppDeps): App {
         if (xml !== undefined) {
           checkXmlSize(xml, deps.config.XML_BODY_LIMIT_BYTES);
           const credential = xmlBodyCredentials(xml);
-          request.auth = await limits.authenticate(request, credential !== undefined, () =>
-            deps.authenticate(credential, request.ip),
+          request.auth = withClientIp(
+            await limits.authenticate(request, credential !== undefined, () =>
+              deps.authenticate(credential, request.ip),
+            ),
+            request,
           );
         }
       }
@@ -172,11 +180,6 @@ export function buildApp(deps: AppDeps): App {
     );
   });
 
-  // Each request's work runs in its context: the request itself, whose `auth` the hooks below set and whose
-  // `ip` is the client's, read by the audit log when a change writes its entry. Entered last before the
-  // handler (a callback hook, so the handler's turn starts inside it): the body's parsing loses the context.
-  app.addHook('preHandler', (request, _reply, done) => runInContext(request, done));
-
   deps.documentation?.(app);
   deps.operations?.(app);
   deps.console?.(app);
@@ -194,11 +197,9 @@ export function buildApp(deps: AppDeps): App {
       const credential =
         request.headers.authorization ?? (typeof fromQuery === 'string' ? fromQuery : undefined);
       if (credential !== undefined) {
-        request.auth = await limits.authenticate(
+        request.auth = withClientIp(
+          await limits.authenticate(request, true, () => deps.authenticate(credential, request.ip), 'token'),
           request,
-          true,
-          () => deps.authenticate(credential, request.ip),
-          'token',
         );
         return;
       }
@@ -206,11 +207,14 @@ export function buildApp(deps: AppDeps): App {
       const cookie = sessions && cookieValue(request.headers.cookie, sessions.cookieName);
       if (cookie === undefined) return;
       const csrf = request.headers['x-csrf-token'];
-      request.auth = await limits.authenticate(
+      request.auth = withClientIp(
+        await limits.authenticate(
+          request,
+          true,
+          () => sessions!.authenticate(cookie, request.method, typeof csrf === 'string' ? csrf : undefined),
+          'token',
+        ),
         request,
-        true,
-        () => sessions!.authenticate(cookie, request.method, typeof csrf === 'string' ? csrf : undefined),
-        'token',
       );
     });
     // Without one, only legacy credentials in the (smaller) body can sign the request in.
@@ -218,8 +222,11 @@ export function buildApp(deps: AppDeps): App {
       negotiate(request, reply);
       if (request.auth) return;
       const credential = bodyCredentials(request.body);
-      request.auth = await limits.authenticate(request, credential !== undefined, () =>
-        deps.authenticate(credential, request.ip),
+      request.auth = withClientIp(
+        await limits.authenticate(request, credential !== undefined, () =>
+          deps.authenticate(credential, request.ip),
+        ),
+        request,
       );
     });
     for (const register of deps.routes) register(api);

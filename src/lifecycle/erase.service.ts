@@ -85,6 +85,7 @@ export function createEraseService(deps: {
   async function erase(
     number: string,
     accountIds: readonly number[] | undefined,
+    auth?: AuthContext,
   ): Promise<ErasureReport<string[] | 'all'>> {
     const erasure: Erasure = { number, accountIds, placeholder: erasedPlaceholder };
     const counts = await db.transaction().execute(async (tx) => {
@@ -101,7 +102,12 @@ export function createEraseService(deps: {
       };
       await audit.recordMany(
         tx,
-        (accountIds ?? []).map((accountId) => ({ accountId, action: 'number.erase', objectType: 'number' })),
+        (accountIds ?? []).map((accountId) => ({
+          accountId,
+          auth,
+          action: 'number.erase',
+          objectType: 'number',
+        })),
       );
       return erased;
     });
@@ -121,7 +127,7 @@ export function createEraseService(deps: {
     ): Promise<ErasureReport> {
       const number = numberIn(input?.number, 'erase.number');
       const accountIds = await ports.accounts.erasureAccounts(auth);
-      const { removed } = await erase(number, accountIds);
+      const { removed } = await erase(number, accountIds, auth);
       return { number, accounts: accountIds.map(idOut), removed };
     },
 

@@ -126,7 +126,12 @@ export function createLookupService(deps: {
               created_at: now,
             })),
         );
-        await audit.record(tx, { accountId: auth.accountId, action: 'lookup.run', objectType: 'lookup' });
+        await audit.record(tx, {
+          accountId: auth.accountId,
+          auth,
+          action: 'lookup.run',
+          objectType: 'lookup',
+        });
         return balance;
       });
       return {

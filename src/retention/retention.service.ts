@@ -88,7 +88,7 @@ export function createRetentionService(deps: {
       if (changed === 0) {
         throw ApiError.data(`retention needs at least one of ${retentionSettings.join(', ')}`);
       }
-      const entry = { accountId: auth.accountId, action: 'retention.update', objectType: 'retention' };
+      const entry = { accountId: auth.accountId, auth, action: 'retention.update', objectType: 'retention' };
       await withEntry(db, audit, entry, (tx) => retentionRepo.save(tx, auth.accountId, next, clock.now()));
       return next;
     },

@@ -1,10 +1,11 @@
 // The port through which the rooms that change things write the audit log (src/audit owns it; deps.ts wires
 // it). An entry is written in the caller's transaction, so a change rolled back leaves none.
 import type { Db, Executor } from '../store/db.ts';
+import type { AuthContext } from './auth-context.ts';
 
 export type ActorKind = 'user' | 'token' | 'cli' | 'pigeon';
 
-/** Who acted: captured from the request context (shared/request-context.ts) unless given. */
+/** Who acted: the API caller (its AuthContext, with the client's IP), else the process (the CLI, or Pigeon). */
 export interface Actor {
   kind: ActorKind;
   /** The token's or user's id; null for the CLI, Pigeon and an account's own password. */
@@ -23,13 +24,15 @@ export interface AuditEntry {
   action: string;
   objectType?: string | null;
   objectId?: string | number | null;
-  /** Who acted, when it is not the context's (captured earlier, or a failed sign-in's). */
+  /** The API caller who made the change: its token or user, and its IP. Absent: the process's (CLI, Pigeon). */
+  auth?: AuthContext;
+  /** Who acted, when it is neither (a sign-in's, which has no caller yet). */
   actor?: Actor;
 }
 
 export interface AuditTrail {
-  /** The actor of the work running now (its request's caller and IP, the CLI, or Pigeon). */
-  actor(): Actor;
+  /** The actor behind `auth` (a request's caller and IP), or without it the process's: the CLI, or Pigeon. */
+  actor(auth?: AuthContext): Actor;
   /** Writes one entry in `tx`, the transaction of the change it reports. */
   record(tx: Executor, entry: AuditEntry): Promise<void>;
   /** Writes several entries in one statement (a group of sends), in `tx`. */

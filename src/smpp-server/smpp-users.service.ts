@@ -101,7 +101,8 @@ export function createSmppUsersService(deps: {
     return entries.length > 0 ? entries : null;
   }
 
-  async function create(accountId: number, input: NewSmppUser): Promise<SmppUserView> {
+  /** `auth`: the API caller who asks (absent for the operator's CLI). */
+  async function create(accountId: number, input: NewSmppUser, auth?: AuthContext): Promise<SmppUserView> {
     const systemId = typeof input.system_id === 'string' ? input.system_id : '';
     if (!printable.test(systemId) || systemId.length > smppLimits.systemIdMax) {
       throw ApiError.data(
@@ -137,12 +138,22 @@ export function createSmppUsersService(deps: {
       allowed_ips: allowed ? JSON.stringify(allowed) : null,
       created_at: clock.now(),
     };
-    const entry = { accountId, action: 'smpp_user.create', objectType: 'smpp_user', objectId: systemId };
+    const entry = {
+      accountId,
+      auth,
+      action: 'smpp_user.create',
+      objectType: 'smpp_user',
+      objectId: systemId,
+    };
     const id = await withEntry(db, audit, entry, (tx) => smppUsersRepo.insert(tx, row));
     return view({ ...row, id });
   }
 
-  async function remove(systemId: string, accountId: number | undefined): Promise<string> {
+  async function remove(
+    systemId: string,
+    accountId: number | undefined,
+    auth?: AuthContext,
+  ): Promise<string> {
     // Its waiting receipts and the marks of its campaigns go with it.
     const deleted = await db.transaction().execute(async (tx) => {
       const user = await smppUsersRepo.delete(tx, systemId, accountId);
@@ -150,6 +161,7 @@ export function createSmppUsersService(deps: {
       await smppMessagesRepo.deleteOfUser(tx, user.id);
       await audit.record(tx, {
         accountId: user.accountId,
+        auth,
         action: 'smpp_user.delete',
         objectType: 'smpp_user',
         objectId: systemId,
@@ -162,9 +174,9 @@ export function createSmppUsersService(deps: {
 
   return {
     /** The operator's `pigeon smpp-user create`. */
-    createForAccount: create,
+    createForAccount: (accountId: number, input: NewSmppUser) => create(accountId, input),
     /** POST /smpp/users: a user of the caller's account. */
-    create: (auth: AuthContext, input: NewSmppUser) => create(auth.accountId, input),
+    create: (auth: AuthContext, input: NewSmppUser) => create(auth.accountId, input, auth),
 
     /** Every account's users (the operator's), or one account's. */
     async list(accountId?: number): Promise<SmppUserView[]> {
@@ -174,7 +186,7 @@ export function createSmppUsersService(deps: {
 
     /** The operator's delete (any account's user). */
     deleteAny: (systemId: string) => remove(systemId, undefined),
-    delete: (auth: AuthContext, systemId: string) => remove(systemId, auth.accountId),
+    delete: (auth: AuthContext, systemId: string) => remove(systemId, auth.accountId, auth),
 
     /** Which of the users bound now still exist: the binds of a deleted one are closed. */
     async existing(ids: readonly number[]): Promise<Set<number>> {

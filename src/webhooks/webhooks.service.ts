@@ -94,6 +94,7 @@ export function createWebhooksService(deps: {
   const { db, clock, urlGuard, timezone, audit } = deps;
   const entry = (auth: AuthContext, action: string, webhookId: number) => ({
     accountId: auth.accountId,
+    auth,
     action,
     objectType: 'webhook',
     objectId: webhookId,

@@ -6,6 +6,7 @@ import type { Selectable } from 'kysely';
 import { expect, it } from 'vitest';
 import { buildApi } from '../../src/runtime.ts';
 import type { AuditLogTable } from '../../src/store/schema.ts';
+import { pigeonOn } from '../helpers/cli.ts';
 import { call, describeEachDialect, type Harness } from '../helpers/harness.ts';
 
 const ip = '203.0.113.24';
@@ -481,6 +482,26 @@ describeEachDialect('audit log', (h) => {
     ]);
   });
 
+  it('sends that share a group transaction each write their own entry, naming their own campaign', async () => {
+    const a = await h().account({ credits: 100 });
+    const before = await lastId(h());
+    const sent = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        from(h(), 'POST', '/send', {
+          token: a.token,
+          json: sendBody(`336123457${String(i).padStart(2, '0')}`),
+        }),
+      ),
+    );
+    expect(sent.map((s) => s.body.status)).toEqual(Array(12).fill(1));
+    const written = await entriesAfter(h(), before);
+    expect(written.map((e) => e.action)).toEqual(Array(12).fill('campaign.send'));
+    expect(new Set(written.map((e) => e.object_id))).toEqual(new Set(sent.map((s) => String(s.body.ticket))));
+    expect(new Set(written.map((e) => `${e.account_id} ${e.actor_kind} ${e.ip}`))).toEqual(
+      new Set([`${a.id} token ${ip}`]),
+    );
+  });
+
   it('console sign-ins are recorded, failed ones too, with the e-mail tried and the address', async () => {
     const email = `console-${Date.now()}@example.com`;
     const created = await h().deps.services.accounts.createAccount({
@@ -521,16 +542,28 @@ describeEachDialect('audit log', (h) => {
     ]);
   });
 
-  it('the CLI and Pigeon itself are actors too', async () => {
+  it("the operator's CLI and Pigeon itself are actors too", async () => {
     const before = await lastId(h());
-    // Outside any request and the CLI: Pigeon's own work (here the harness's account creation).
+    // No API caller in the server's process: Pigeon's own work (here the harness's account creation).
     const a = await h().account();
-    const { runInContext } = await import('../../src/shared/request-context.ts');
-    await runInContext({ cli: true }, () => h().deps.services.accounts.operatorLock(a.id));
+    // The `pigeon` command, in its own process on the same database: the CLI's.
+    for (const args of [
+      ['account', 'lock', String(a.id)],
+      ['account', 'unlock', String(a.id)],
+      ['credits', 'add', String(a.id), '5'],
+      ['token', 'create', String(a.id), '--name', 'ops'],
+    ]) {
+      const ran = await pigeonOn(h().databaseUrl, ...args);
+      expect(ran.code, ran.stderr).toBe(0);
+    }
     const written = await entriesAfter(h(), before);
+    const cli = { account_id: a.id, actor_kind: 'cli', actor_id: null, ip: null };
     expect(written).toMatchObject([
       { account_id: a.id, action: 'account.create', actor_kind: 'pigeon', ip: null },
-      { account_id: a.id, action: 'account.lock', actor_kind: 'cli', ip: null, object_id: String(a.id) },
+      { ...cli, action: 'account.lock', object_id: String(a.id) },
+      { ...cli, action: 'account.unlock', object_id: String(a.id) },
+      { ...cli, action: 'credits.add' },
+      { ...cli, action: 'token.create', object_type: 'token' },
     ]);
   });
 
