@@ -9,6 +9,7 @@ import { createSmtpMailer } from './accounts/mailer.ts';
 import { createPasswordGuard } from './accounts/password-guard.ts';
 import { hashPassword, ipAllowed, isIpOrCidr, verifyPassword } from './accounts/secrets.ts';
 import { createTokensService, type TokensService } from './accounts/tokens.service.ts';
+import { type AuditService, createAuditService } from './audit/audit.service.ts';
 import { type CampaignsService, createCampaignsService } from './campaigns/campaigns.service.ts';
 import { createListsService, type ListsService } from './campaigns/lists.service.ts';
 import { createSendingService, type SendingService } from './campaigns/sending.service.ts';
@@ -67,6 +68,8 @@ import {
 import { createWebhooksService, type WebhooksService } from './webhooks/webhooks.service.ts';
 
 export interface Services {
+  /** The audit log: entries written in the changes' transactions (the AuditTrail port), GET /audit, retention. */
+  audit: AuditService;
   /** Accounts and sub-accounts: creation, profile reads, lock and unlock. */
   accounts: AccountsService;
   /** Authentication (tokens, legacy credentials, a console session's caller) and the tokens' CRUD. */
@@ -166,6 +169,8 @@ export async function createDeps(
     nudges?: Nudges;
     /** A supervised process's IPC channel to its supervisor, which passes nudges to its other processes. */
     supervisor?: NodeJS.Process;
+    /** Who the audit log names for changes no API caller made: `cli` in the operator's commands. */
+    processActor?: 'cli' | 'pigeon';
   } = {},
 ): Promise<Deps> {
   const clock = overrides.clock ?? systemClock;
@@ -197,11 +202,25 @@ export async function createDeps(
   if (overrides.supervisor) carriers.push(ipcCarrier(overrides.supervisor));
   if (databaseNudges) carriers.push(databaseNudges);
   const nudges = overrides.nudges ?? createNudges(carriers);
+  // Every room that changes something writes its entry through this (the AuditTrail port), in its transaction.
+  // It names actors through tokens and accounts, created below (called only later).
+  const audit = createAuditService({
+    db,
+    clock,
+    timezone: config.TIMEZONE,
+    labels: {
+      token: (ex, tokenId) => tokens.tokenName(ex, tokenId),
+      account: (ex, accountId) => accounts.email(ex, accountId),
+    },
+    accountsInView: (auth) => accounts.erasureAccounts(auth),
+    processActor: overrides.processActor,
+  });
   const tokens = createTokensService({
     db,
     clock,
     timezone: config.TIMEZONE,
     scopes: { mayGrant: mayGrantScope },
+    audit,
   });
   // Invitations' and resets' links go out through the SMTP server of balance alerts, when there is one.
   const mailer = config.SMTP_URL
@@ -235,6 +254,7 @@ export async function createDeps(
       transferred: (tx, toAccountId, amount, fromAccountId) =>
         invoices.recordTransfer(tx, toAccountId, amount, fromAccountId),
     },
+    audit,
   });
   // A sub-account's lock holds its queued messages through delivery, created below (called only later).
   const accounts = createAccountsService({
@@ -251,6 +271,7 @@ export async function createDeps(
     },
     tokens,
     credits,
+    audit,
   });
   const prices = createPricesService({ db, clock, accounts });
   // A purchase's credits and its invoice commit together: the invoice is issued inside addCredits.
@@ -267,7 +288,7 @@ export async function createDeps(
     topUp: { add: (accountId, amount, inTx) => credits.addCredits(accountId, amount, 'top-up', inTx) },
   });
   const urlGuard = createUrlGuard({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE });
-  const webhooks = createWebhooksService({ db, clock, urlGuard, timezone: config.TIMEZONE });
+  const webhooks = createWebhooksService({ db, clock, urlGuard, timezone: config.TIMEZONE, audit });
   const webhookDeliveries = createWebhookDeliveriesService({
     db,
     dialect: store.dialect,
@@ -294,6 +315,7 @@ export async function createDeps(
     timezone: config.TIMEZONE,
     // PUT /campaign/:ticket/npai blacklists a campaign's NPAI numbers, which delivery reads (called only later).
     campaignNpai: { numbers: (tx, accountId, campaignId) => delivery.npaiNumbers(tx, accountId, campaignId) },
+    audit,
   });
   // Delivery and campaigns call each other: delivery through its CampaignSettings port, called only once
   // both exist.
@@ -380,6 +402,7 @@ export async function createDeps(
     },
     idempotency,
     prices,
+    audit,
     // Without CONNECTORS_FILE the one route takes every message: nothing to ask.
     routable: config.CONNECTORS_FILE
       ? (message) => findRoute(routing.routes, message) !== undefined
@@ -390,6 +413,7 @@ export async function createDeps(
     clock,
     passwords: { hash: hashPassword, verify: verifyPassword, isIpOrCidr, ipAllowed },
     timezone: config.TIMEZONE,
+    audit,
     accountExists: (accountId) =>
       credits.credits(accountId).then(
         () => true,
@@ -402,7 +426,15 @@ export async function createDeps(
     sending,
     options: { timezone: config.TIMEZONE, keepMs: durationMs(config.DLR_WAIT) },
   });
-  const campaigns = createCampaignsService({ db, config, credits, links, delivery, deliveryLifecycle });
+  const campaigns = createCampaignsService({
+    db,
+    config,
+    credits,
+    links,
+    delivery,
+    deliveryLifecycle,
+    audit,
+  });
   const balanceAlerts = createBalanceAlertsService({
     db,
     dialect: store.dialect,
@@ -415,12 +447,14 @@ export async function createDeps(
       sender: config.ALERT_SENDER,
       ...alertJobTiming,
     },
+    audit,
   });
   const lookup = createLookupService({
     db,
     clock,
     provider: numberingPlanProvider,
     costPerNumber: config.LOOKUP_COST,
+    audit,
     ports: {
       charge: async (tx, accountId, cost) =>
         (await credits.debit(tx, accountId, cost, null, 'lookup')).credits,
@@ -437,7 +471,9 @@ export async function createDeps(
       mo: (accountId, before, limit) => deliveryLifecycle.purgeReplies(accountId, before, limit),
       list: (accountId, before, limit) => lists.purgeContacts(accountId, before, limit),
       lookup: (accountId, before, limit) => lookup.purge(accountId, before, limit),
+      audit: (accountId, before, limit) => audit.purge(accountId, before, limit),
     },
+    audit,
   });
   // Reaches the capabilities through their services only, for the gauges read from the database.
   const ops = createOps({
@@ -462,7 +498,9 @@ export async function createDeps(
       sessionContext: (signedInId, accountId) => tokens.sessionContext(signedInId, accountId),
       user: (userId) => users.sessionUser(userId),
       account: (auth) => accounts.account(auth),
+      idByEmail: (email) => accounts.idByEmail(email),
     },
+    audit,
     sessionHours: config.CONSOLE_SESSION_HOURS,
     timeZone: config.TIMEZONE,
     stopMention: config.STOP_MENTION,
@@ -472,6 +510,7 @@ export async function createDeps(
     db,
     ports: { accounts, delivery: deliveryLifecycle, links, lists, lookup, webhooks, smpp: smppMessages },
     truncateLog: store.truncateLog,
+    audit,
   });
   // One line per kind of row only Pigeon reads, with its PRUNE_*_AFTER age.
   const pruneTasks: PruneTask[] = [
@@ -500,6 +539,7 @@ export async function createDeps(
     logger,
     store,
     services: {
+      audit,
       accounts,
       tokens,
       credits,

@@ -92,7 +92,8 @@ function needInt(value: string | undefined, what: string): number {
 }
 
 async function withDeps<T>(config: Config, run: (deps: Deps) => Promise<T>): Promise<T> {
-  const deps = await createDeps({ ...config, LOG_LEVEL: 'warn' });
+  // The operator's commands: what they change is written in the audit log as the CLI's.
+  const deps = await createDeps({ ...config, LOG_LEVEL: 'warn' }, { processActor: 'cli' });
   try {
     return await run(deps);
   } finally {

@@ -8,6 +8,7 @@ import { creditsRoutes } from './accounts/credits.routes.ts';
 import { invoicesRoutes } from './accounts/invoices.routes.ts';
 import { createSmtpMailer } from './accounts/mailer.ts';
 import { tokensRoutes } from './accounts/tokens.routes.ts';
+import { auditRoutes } from './audit/audit.routes.ts';
 import { campaignsRoutes } from './campaigns/campaigns.routes.ts';
 import { listsRoutes } from './campaigns/lists.routes.ts';
 import { durationMs } from './config.ts';
@@ -93,6 +94,7 @@ export function buildApi(
       (api) => statisticsRoutes(api, services.statistics),
       (api) => smppUsersRoutes(api, services.smppUsers),
       (api) => usersRoutes(api, services.users),
+      (api) => auditRoutes(api, services.audit),
     ],
     publicRoutes: [(app) => userLinkRoutes(app, services.users)],
     // Each route's permission against the caller's role or token scope (src/users/permissions.ts).

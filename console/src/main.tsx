@@ -9,6 +9,7 @@ import { ApiFailure, api, errorText, onSignedOut, useCsrfToken } from './api.ts'
 import { formatNumber } from './format.ts';
 import { AcceptPage } from './pages/accept.tsx';
 import { AlertPage } from './pages/alert.tsx';
+import { AuditPage } from './pages/audit.tsx';
 import { BlacklistPage } from './pages/blacklist.tsx';
 import { CampaignPage } from './pages/campaign.tsx';
 import { CampaignsPage } from './pages/campaigns.tsx';
@@ -41,6 +42,7 @@ const routes: { path: string; title: string; page: (params: Record<string, strin
     { path: '/webhooks/:id', title: 'Webhook', page: (p) => <WebhookPage id={p.id} /> },
     { path: '/alert', title: 'Balance alert', page: () => <AlertPage /> },
     { path: '/sub-accounts', title: 'Sub-accounts', page: () => <SubAccountsPage /> },
+    { path: '/audit', title: 'Audit log', page: () => <AuditPage /> },
   ];
 
 const nav: { path: string; label: string }[] = [
@@ -54,6 +56,7 @@ const nav: { path: string; label: string }[] = [
   { path: '/webhooks', label: 'Webhooks' },
   { path: '/alert', label: 'Balance alert' },
   { path: '/sub-accounts', label: 'Sub-accounts' },
+  { path: '/audit', label: 'Audit log' },
 ];
 
 function Shell({ state, children }: { state: SessionState; children: ComponentChildren }) {

@@ -1,4 +1,5 @@
 // Accounts and sub-accounts: their creation, their profile reads, their lock, and their part of an erasure.
+import type { AuditTrail } from '../shared/audit-trail.ts';
 import type { AuthContext } from '../shared/auth-context.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { Erasure } from '../shared/erasure.ts';
@@ -68,8 +69,10 @@ export function createAccountsService(deps: {
   tokens: Pick<TokensService, 'issue' | 'forgetTokensOf'>;
   /** The credits an account object shows; a new account's first ledger line. */
   credits: Pick<CreditsService, 'spendable' | 'recordInitial'>;
+  /** The audit log: creations, locks and unlocks, in their transaction. */
+  audit: AuditTrail;
 }) {
-  const { db, clock, heldMessages, tokens } = deps;
+  const { db, clock, heldMessages, tokens, audit } = deps;
   const { wallTime } = zonedTime(deps.timezone);
 
   const subAccountView = async (row: AccountRow & { credits: number; parent_id: number | null }) =>
@@ -116,6 +119,13 @@ export function createAccountsService(deps: {
           throw ApiError.data(`account ${id} is locked by the operator: only the operator can unlock it`);
         }
       }
+      await audit.record(tx, {
+        accountId: auth.accountId,
+        auth,
+        action: locked ? 'account.lock' : 'account.unlock',
+        objectType: 'account',
+        objectId: id,
+      });
       // Also when the state was already set: a message queued in a race with the lock is held now.
       return locked ? heldMessages.hold(tx, id) : heldMessages.release(tx, id);
     });
@@ -151,6 +161,12 @@ export function createAccountsService(deps: {
     await existing(accountId);
     const { changed, moved } = await db.transaction().execute(async (tx) => {
       const changed = await accountsRepo.setLockedByOperator(tx, accountId, locked ? lockedBy.operator : 0);
+      await audit.record(tx, {
+        accountId,
+        action: locked ? 'account.lock' : 'account.unlock',
+        objectType: 'account',
+        objectId: accountId,
+      });
       // Also when the state was already set: a message queued in a race with the lock is held now.
       const moved = locked
         ? await heldMessages.hold(tx, accountId)
@@ -193,6 +209,12 @@ export function createAccountsService(deps: {
       return storeAccount(account, '', async (tx, accountId) => {
         if (credits > 0) await deps.credits.recordInitial(tx, accountId, credits, now);
         const { token } = await tokens.issue(tx, accountId, { name: 'default' });
+        await audit.record(tx, {
+          accountId,
+          action: 'account.create',
+          objectType: 'account',
+          objectId: accountId,
+        });
         return { account_id: idOut(accountId), token };
       });
     },
@@ -218,7 +240,16 @@ export function createAccountsService(deps: {
         unlimited,
         created_at: clock.now(),
       };
-      const id = await storeAccount(account, 'account.', async (_tx, accountId) => accountId);
+      const id = await storeAccount(account, 'account.', async (tx, accountId) => {
+        await audit.record(tx, {
+          accountId: auth.accountId,
+          auth,
+          action: 'account.create',
+          objectType: 'account',
+          objectId: accountId,
+        });
+        return accountId;
+      });
       return { id: idOut(id), active: 1 } as const;
     },
 
@@ -251,6 +282,17 @@ export function createAccountsService(deps: {
       const row = await accountsRepo.find(db, accountId);
       if (!row) return undefined;
       return row.parent_id === null ? null : Number(row.parent_id);
+    },
+
+    /** The account an e-mail names (stored lower case), if any: a failed sign-in's entry goes to it. */
+    async idByEmail(email: string): Promise<number | undefined> {
+      const row = await accountsRepo.findByEmail(db, email.trim().toLowerCase());
+      return row === undefined ? undefined : Number(row.id);
+    },
+
+    /** An account's e-mail, read in the caller's transaction (the audit log names an account's own sign-in so). */
+    async email(ex: Executor, accountId: number): Promise<string | null> {
+      return (await accountsRepo.find(ex, accountId))?.email ?? null;
     },
 
     /** Whether an account exists (the operator's commands name one). */

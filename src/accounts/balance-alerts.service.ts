@@ -1,6 +1,7 @@
 // Balance alerts: the setting that asks for them (GET/PUT /notification/balance), and the alert e-mails and SMS
 // that balance crossings leave in `alert_jobs`: leased to a worker, each outcome recorded, failures retried
 // with backoff until the alert is a day old. The crossing itself is found by the debit (`credits.service.ts`).
+import { type AuditTrail, withEntry } from '../shared/audit-trail.ts';
 import type { AuthContext } from '../shared/auth-context.ts';
 import { backoffMs } from '../shared/backoff.ts';
 import type { Clock } from '../shared/clock.ts';
@@ -50,8 +51,10 @@ export function createBalanceAlertsService(deps: {
   clock: Clock;
   alertSms: AlertSms;
   options: BalanceAlertsOptions;
+  /** The audit log: a change of the notification setting, in its transaction. */
+  audit: AuditTrail;
 }) {
-  const { db, dialect, clock, alertSms, options } = deps;
+  const { db, dialect, clock, alertSms, options, audit } = deps;
 
   return {
     claim(limit: number): Promise<ClaimedAlertJob[]> {
@@ -168,7 +171,15 @@ export function createBalanceAlertsService(deps: {
       // A new trigger re-arms the alert, whatever the balance: the next debit at or below it alerts once. The
       // same trigger keeps its state, so re-saving an address does not repeat an alert already sent.
       const rearm = stored !== undefined && Number(stored.alert_trigger) !== Number(next.alert_trigger);
-      await notificationRepo.upsert(db, auth.accountId, next, clock.now(), rearm);
+      const entry = {
+        accountId: auth.accountId,
+        auth,
+        action: 'notification.update',
+        objectType: 'notification',
+      };
+      await withEntry(db, audit, entry, (tx) =>
+        notificationRepo.upsert(tx, auth.accountId, next, clock.now(), rearm),
+      );
       return next;
     },
   };

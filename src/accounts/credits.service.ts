@@ -2,6 +2,7 @@
 // transfers to sub-accounts, the operator's top-ups, and the balance-alert trigger a debit crosses.
 
 import { balanceAlertPayload } from '../events/event-bodies.ts';
+import type { AuditTrail } from '../shared/audit-trail.ts';
 import type { AuthContext } from '../shared/auth-context.ts';
 import type { Clock } from '../shared/clock.ts';
 import { ApiError, Status } from '../shared/errors.ts';
@@ -49,8 +50,10 @@ export function createCreditsService(deps: {
   clock: Clock;
   timezone: string;
   invoices?: TransferInvoices;
+  /** The audit log: a transfer's and a top-up's entry, in their transaction. */
+  audit: AuditTrail;
 }) {
-  const { db, clock, timezone } = deps;
+  const { db, clock, timezone, audit } = deps;
 
   // SMSFactor's `Y-m-d H:i:s` on the zone's wall clock, to the second, as the CLICKER event has it.
   const { wallTime } = zonedTime(timezone);
@@ -202,6 +205,13 @@ export function createCreditsService(deps: {
         }
         // The sub-account that received credits gets its invoice; taking them back issues none.
         if (amount > 0) await deps.invoices?.transferred(tx, toChild, amount, auth.accountId);
+        await audit.record(tx, {
+          accountId: auth.accountId,
+          auth,
+          action: 'credits.transfer',
+          objectType: 'account',
+          objectId: toChild,
+        });
         return { credits: parentBalance, child_credits: childBalance };
       });
     },
@@ -286,6 +296,12 @@ export function createCreditsService(deps: {
         if (amount > 0) await alertsRepo.rearmIfAbove(tx, accountId, balance);
         else await alertIfCrossed(tx, accountId, balance);
         await inTx?.(tx);
+        await audit.record(tx, {
+          accountId,
+          action: 'credits.add',
+          objectType: 'account',
+          objectId: accountId,
+        });
         return balance;
       });
     },

@@ -84,6 +84,12 @@ export const tokensRepo = {
       .executeTakeFirst();
   },
 
+  /** A token's name, whoever owns it (the audit log's label of its actor). */
+  async nameOf(db: Executor, id: number): Promise<string | null> {
+    const row = await db.selectFrom('tokens').select('name').where('id', '=', id).executeTakeFirst();
+    return row?.name ?? null;
+  },
+
   /** Deletes a token whoever owns it (the operator's revocation); answers its account, undefined if none. */
   async deleteAny(db: Executor, id: number): Promise<number | undefined> {
     const row = await db.deleteFrom('tokens').where('id', '=', id).returning('account_id').executeTakeFirst();

@@ -1,5 +1,6 @@
 // Authentication (API tokens, legacy body credentials, a console session's caller), the tokens kept in memory
 // for it, and the tokens' creation, reads and revocation.
+import { type AuditTrail, withEntry } from '../shared/audit-trail.ts';
 import { type AuthContext, type TokenScope, tokenScopes } from '../shared/auth-context.ts';
 import { wholeNumberIn } from '../shared/bounds.ts';
 import type { Clock } from '../shared/clock.ts';
@@ -50,8 +51,10 @@ export function createTokensService(deps: {
   passwordGuard?: PasswordGuardOptions;
   /** Whether the caller's own rights (its role, its token's scope) cover every right of a token's scope. */
   scopes?: { mayGrant(auth: AuthContext, scope: TokenScope): boolean };
+  /** The audit log: a token's creation and deletion, in their transaction. */
+  audit: AuditTrail;
 }) {
-  const { db, clock, timezone } = deps;
+  const { db, clock, timezone, audit } = deps;
 
   // `Y-m-d H:i:s` for the reads (the form the Java SDK parses).
   const { wallTime } = zonedTime(timezone);
@@ -157,6 +160,25 @@ export function createTokensService(deps: {
   }
 
   /**
+   * Issues a token and writes its entry in one transaction: on the caller's account, by the caller (`auth`), or
+   * without one on the token's account, by the process (the CLI).
+   */
+  function issueAudited(auth: AuthContext | undefined, accountId: number, request: TokenRequest) {
+    return withEntry(
+      db,
+      audit,
+      (created: CreatedTokenView) => ({
+        accountId: auth?.accountId ?? accountId,
+        auth,
+        action: 'token.create',
+        objectType: 'token',
+        objectId: created.token_id,
+      }),
+      (tx) => issueToken(tx, accountId, request),
+    );
+  }
+
+  /**
    * A token as GET /token answers it (never its secret): dates as `Y-m-d H:i:s` in TIMEZONE (the Java SDK
    * parses `created_at` so), `ttl` in seconds and `expired_at` null for a token that does not expire,
    * `is_active` 1 until it expires, `last_used_at` null until first used (it is written once a minute at most).
@@ -187,6 +209,9 @@ export function createTokensService(deps: {
     issue: issueToken,
 
     forgetTokensOf,
+
+    /** A token's name, read in the caller's transaction (the audit log names its actors so). */
+    tokenName: (ex: Executor, tokenId: number) => tokensRepo.nameOf(ex, tokenId),
 
     /**
      * Resolves an Authorization value (`Bearer x` or bare `x`), or legacy body credentials, to its account;
@@ -252,13 +277,13 @@ export function createTokensService(deps: {
         }
         accountId = target.id;
       }
-      return issueToken(db, accountId, { ...request, scope });
+      return issueAudited(auth, accountId, { ...request, scope });
     },
 
     async createTokenForCli(accountId: number, name: string) {
       if (!(await accountsRepo.find(db, accountId)))
         throw ApiError.notFound(`account ${accountId} does not exist`);
-      return issueToken(db, accountId, { name });
+      return issueAudited(undefined, accountId, { name });
     },
 
     /** `pigeon token list --account ID`: the account's tokens as GET /token shows them, with their account. */
@@ -277,8 +302,17 @@ export function createTokensService(deps: {
      * within `tokenMemoryMs` in the server's.
      */
     async operatorRevoke(tokenId: number) {
-      const accountId = await tokensRepo.deleteAny(db, tokenId);
-      if (accountId === undefined) throw ApiError.notFound(`token ${tokenId} does not exist`);
+      const accountId = await db.transaction().execute(async (tx) => {
+        const owner = await tokensRepo.deleteAny(tx, tokenId);
+        if (owner === undefined) throw ApiError.notFound(`token ${tokenId} does not exist`);
+        await audit.record(tx, {
+          accountId: owner,
+          action: 'token.delete',
+          objectType: 'token',
+          objectId: tokenId,
+        });
+        return owner;
+      });
       forgetTokensOf(accountId);
       return { token_id: idOut(tokenId), account_id: idOut(accountId), revoked: true };
     },
@@ -297,9 +331,19 @@ export function createTokensService(deps: {
 
     async deleteToken(auth: AuthContext, rawId: string) {
       const id = idIn(rawId);
-      if (id === undefined || !(await tokensRepo.delete(db, auth.accountId, id))) {
-        throw ApiError.notFound(`token "${rawId}" not found`);
-      }
+      if (id === undefined) throw ApiError.notFound(`token "${rawId}" not found`);
+      await db.transaction().execute(async (tx) => {
+        // Written first: a token deleting itself is still there to be named as the actor.
+        await audit.record(tx, {
+          accountId: auth.accountId,
+          auth,
+          action: 'token.delete',
+          objectType: 'token',
+          objectId: id,
+        });
+        if (!(await tokensRepo.delete(tx, auth.accountId, id)))
+          throw ApiError.notFound(`token "${rawId}" not found`);
+      });
       knownTokens.clear();
       return idOut(id);
     },

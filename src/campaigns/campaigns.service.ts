@@ -6,6 +6,7 @@ import type { Config } from '../config.ts';
 import type { DeliveryService } from '../delivery/delivery.service.ts';
 import type { DeliveryLifecycleService } from '../delivery/delivery-lifecycle.service.ts';
 import type { LinksService } from '../links/links.service.ts';
+import type { AuditTrail } from '../shared/audit-trail.ts';
 import type { AuthContext } from '../shared/auth-context.ts';
 import { ApiError } from '../shared/errors.ts';
 import { idIn } from '../shared/ids.ts';
@@ -23,8 +24,10 @@ export function createCampaignsService(deps: {
   delivery: Pick<DeliveryService, 'cancelUntaken'>;
   /** Retention of a campaign's messages: whether any is left to send, and the finished ones purged. */
   deliveryLifecycle: Pick<DeliveryLifecycleService, 'purgeCampaignMessages' | 'hasUnfinished'>;
+  /** The audit log: a cancel's entry, in its transaction. */
+  audit: AuditTrail;
 }) {
-  const { db, config, credits, delivery, deliveryLifecycle } = deps;
+  const { db, config, credits, delivery, deliveryLifecycle, audit } = deps;
   const dailyCap = createDailyCap({ limit: config.DAILY_MESSAGE_LIMIT, timezone: config.TIMEZONE });
 
   return {
@@ -81,6 +84,13 @@ export function createCampaignsService(deps: {
         const balance = await credits.refund(tx, billed, cost, id);
         // Its messages were never sent: they no longer count against the day's DAILY_MESSAGE_LIMIT.
         await dailyCap.giveBack(tx, auth.accountId, Number(campaign.created_at), messages);
+        await audit.record(tx, {
+          accountId: auth.accountId,
+          auth,
+          action: 'campaign.cancel',
+          objectType: 'campaign',
+          objectId: id,
+        });
         return { credits: balance };
       });
     },

@@ -1,4 +1,5 @@
 // Contact lists, and the blacklist and NPAI lists that filter every send of the account.
+import { type AuditEntry, type AuditTrail, withEntry } from '../shared/audit-trail.ts';
 import type { AuthContext } from '../shared/auth-context.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { Erasure } from '../shared/erasure.ts';
@@ -86,9 +87,21 @@ export function createListsService(deps: {
   maxContacts: number;
   timezone: string;
   campaignNpai: CampaignNpai;
+  /** The audit log: every change of a list, a contact, the blacklist or the NPAI list, in its transaction. */
+  audit: AuditTrail;
 }) {
-  const { db, clock, maxContacts, campaignNpai } = deps;
+  const { db, clock, maxContacts, campaignNpai, audit } = deps;
   const { wallTime } = zonedTime(deps.timezone);
+
+  /** Runs `work` in a transaction that also writes its audit entry (the caller's, on `objectType` `objectId`). */
+  function audited<T>(
+    auth: AuthContext,
+    action: string,
+    object: Pick<AuditEntry, 'objectType' | 'objectId'>,
+    work: (tx: Executor) => Promise<T>,
+  ): Promise<T> {
+    return withEntry(db, audit, { accountId: auth.accountId, auth, action, ...object }, work);
+  }
 
   async function ownList(auth: AuthContext, rawId: unknown) {
     const id = idIn(rawId);
@@ -170,6 +183,13 @@ export function createListsService(deps: {
           // SMSFactor names a list created without a name after its creation date.
           listId = await listsRepo.insert(tx, accountId, name === '' ? wallTime(now) : name, now);
         }
+        await audit.record(tx, {
+          accountId,
+          auth,
+          action: existing ? 'list.add_contacts' : 'list.create',
+          objectType: 'list',
+          objectId: listId,
+        });
         await listsRepo.insertContacts(
           tx,
           toAdd.map(({ number, contact }) => [
@@ -230,30 +250,44 @@ export function createListsService(deps: {
     /** Deletes a list and its contacts; messages already sent to them stay (they keep their own copy). */
     async deleteList(auth: AuthContext, rawId: string) {
       const id = idIn(rawId);
-      const removed =
-        id !== undefined &&
-        (await db.transaction().execute((tx) => listsRepo.remove(tx, auth.accountId, id)));
-      if (!removed) throw ApiError.notFound(`list "${rawId}" not found`);
+      const notFound = () => ApiError.notFound(`list "${rawId}" not found`);
+      if (id === undefined) throw notFound();
+      await audited(auth, 'list.delete', { objectType: 'list', objectId: id }, async (tx) => {
+        if (!(await listsRepo.remove(tx, auth.accountId, id))) throw notFound();
+      });
       return {};
     },
 
     /** Deletes the contacts whose number appears earlier in the same list (the lowest id of each stays). */
     async deduplicate(auth: AuthContext, rawId: string) {
       const list = await ownList(auth, rawId);
-      return { removed: await listsRepo.deduplicate(db, auth.accountId, list.id) };
+      const removed = await audited(
+        auth,
+        'list.deduplicate',
+        { objectType: 'list', objectId: list.id },
+        (tx) => listsRepo.deduplicate(tx, auth.accountId, list.id),
+      );
+      return { removed };
     },
 
     /** Deletes the list's contacts whose number is on the account's NPAI list. */
     async clearNpai(auth: AuthContext, rawId: string) {
       const list = await ownList(auth, rawId);
-      return { removed: await listsRepo.removeNpai(db, auth.accountId, list.id) };
+      const removed = await audited(
+        auth,
+        'list.clear_npai',
+        { objectType: 'list', objectId: list.id },
+        (tx) => listsRepo.removeNpai(tx, auth.accountId, list.id),
+      );
+      return { removed };
     },
 
     async deleteContact(auth: AuthContext, rawId: string) {
       const id = idIn(rawId);
-      if (id === undefined || (await listsRepo.removeContact(db, auth.accountId, id)) === 0) {
-        throw contactNotFound(rawId);
-      }
+      if (id === undefined) throw contactNotFound(rawId);
+      await audited(auth, 'contact.delete', { objectType: 'contact', objectId: id }, async (tx) => {
+        if ((await listsRepo.removeContact(tx, auth.accountId, id)) === 0) throw contactNotFound(rawId);
+      });
       return {};
     },
 
@@ -278,11 +312,11 @@ export function createListsService(deps: {
         const value = text(input[key]);
         if (value !== null) changes[key] = value;
       }
-      if (
-        Object.keys(changes).length > 0 &&
-        (await listsRepo.updateContact(db, auth.accountId, id, changes)) === 0
-      ) {
-        throw contactNotFound(rawId);
+      if (Object.keys(changes).length > 0) {
+        await audited(auth, 'contact.update', { objectType: 'contact', objectId: id }, async (tx) => {
+          if ((await listsRepo.updateContact(tx, auth.accountId, id, changes)) === 0)
+            throw contactNotFound(rawId);
+        });
       }
       return {};
     },
@@ -298,13 +332,18 @@ export function createListsService(deps: {
       if (!campaign) throw ApiError.notFound(`campaign "${ticket}" not found`);
       const campaignId = Number(campaign.id);
       const now = clock.now();
-      const added = await db.transaction().execute(async (tx) => {
-        let added = 0;
-        for await (const numbers of campaignNpai.numbers(tx, auth.accountId, campaignId)) {
-          added += await numberListsRepo.add(tx, 'blacklist', auth.accountId, numbers, now, campaignId);
-        }
-        return added;
-      });
+      const added = await audited(
+        auth,
+        'blacklist.add_npai',
+        { objectType: 'campaign', objectId: campaignId },
+        async (tx) => {
+          let added = 0;
+          for await (const numbers of campaignNpai.numbers(tx, auth.accountId, campaignId)) {
+            added += await numberListsRepo.add(tx, 'blacklist', auth.accountId, numbers, now, campaignId);
+          }
+          return added;
+        },
+      );
       return { NPAI: added, added_contacts: added };
     },
 
@@ -333,9 +372,9 @@ export function createListsService(deps: {
         });
       }
       const now = clock.now();
-      const added = await db
-        .transaction()
-        .execute((tx) => numberListsRepo.addEntries(tx, list, auth.accountId, [...entries.values()], now));
+      const added = await audited(auth, `${list}.add`, { objectType: list }, (tx) =>
+        numberListsRepo.addEntries(tx, list, auth.accountId, [...entries.values()], now),
+      );
       return { added_contacts: added, invalid };
     },
 
@@ -419,9 +458,11 @@ export function createListsService(deps: {
     /** Takes a number off the blacklist or the NPAI list: sends reach it again. */
     async removeNumber(auth: AuthContext, list: NumberList, rawId: string) {
       const id = idIn(rawId);
-      if (id === undefined || (await numberListsRepo.remove(db, list, auth.accountId, id)) === 0) {
-        throw entryNotFound(list, rawId);
-      }
+      if (id === undefined) throw entryNotFound(list, rawId);
+      await audited(auth, `${list}.remove`, { objectType: list, objectId: id }, async (tx) => {
+        if ((await numberListsRepo.remove(tx, list, auth.accountId, id)) === 0)
+          throw entryNotFound(list, rawId);
+      });
       return {};
     },
   };

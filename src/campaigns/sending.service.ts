@@ -7,6 +7,7 @@ import type { DeliveryService, NewMessage } from '../delivery/delivery.service.t
 import type { IdempotencyService, RecordAnswer } from '../idempotency/idempotency.service.ts';
 import type { LinksService, NewLink } from '../links/links.service.ts';
 import type { PriceTable } from '../prices/price-table.ts';
+import type { Actor, AuditEntry, AuditTrail } from '../shared/audit-trail.ts';
 import type { AuthContext } from '../shared/auth-context.ts';
 import type { Clock } from '../shared/clock.ts';
 import { ApiError } from '../shared/errors.ts';
@@ -117,6 +118,8 @@ export function createSendingService(deps: {
   idempotency: Pick<IdempotencyService, 'once'>;
   /** The price table of the sending account (prices' `tableFor`, from memory on most sends). */
   prices: { tableFor(accountId: number): Promise<PriceTable> };
+  /** The audit log: a send's `campaign.send` entry, in the send's transaction (with the group's, together). */
+  audit: AuditTrail;
   /**
    * Whether a delivery route of CONNECTORS_FILE takes a message (wired in deps.ts to the routing table);
    * absent when there is no such file and every message has its route.
@@ -129,7 +132,8 @@ export function createSendingService(deps: {
     accountId: number;
   }) => boolean;
 }) {
-  const { db, clock, config, credits, links, delivery } = deps;
+  const { db, clock, config, credits, links, delivery, audit } = deps;
+
   const queued = deps.queued ?? (() => {});
   const allowedCountries = parseCountries(config.ALLOWED_COUNTRIES);
   /**
@@ -192,7 +196,11 @@ export function createSendingService(deps: {
           }));
         }
       : undefined;
-  const batcher = createSendBatcher<SmallSend>(db, { writeTogether });
+  // Each send's `campaign.send` entry is written with its group's, in one statement (send-batcher.ts).
+  const batcher = createSendBatcher<SmallSend, AuditEntry>(db, {
+    writeTogether,
+    written: (tx, entries) => audit.recordMany(tx, entries),
+  });
   const dailyCap = createDailyCap({ limit: config.DAILY_MESSAGE_LIMIT, timezone: config.TIMEZONE });
 
   const refuseWhenBacklogged = createBacklogGate(config, delivery);
@@ -276,6 +284,8 @@ export function createSendingService(deps: {
     }
 
     const accountId = auth.accountId;
+    // Who sent it, taken here in its request: the group is written outside any one request's context.
+    const actor: Actor = audit.actor(auth);
     let alerted = false;
     /** The messages of recipients `start` to `end` (excluded), as delivery queues them. */
     const messagesOf = (start: number, end: number): NewMessage[] => {
@@ -345,28 +355,43 @@ export function createSendingService(deps: {
             },
           }
         : undefined;
-    const sent = await batcher.submit(async (tx) => {
-      // First: a send past the day's cap is refused before anything else is written.
-      await dailyCap.take(tx, accountId, now, kept.length);
-      const campaignId = await campaignsRepo.insert(tx, campaignRow);
-      const debited = await credits.debit(tx, accountId, cost, campaignId);
-      alerted = debited.alerted;
-      if (debited.billedAccountId !== accountId) {
-        await campaignsRepo.setBilledAccount(tx, accountId, campaignId, debited.billedAccountId);
-      }
-      // The lists a list send used, for its reads (`lists:[{id}]`).
-      await campaignsRepo.insertLists(tx, accountId, campaignId, listIds);
-      const campaign = { id: campaignId, accountId, dueAt: p.dueAt };
-      for (let start = 0; start < kept.length; start += writeChunk) {
-        const end = Math.min(kept.length, start + writeChunk);
-        await delivery.enqueue(tx, campaign, messagesOf(start, end));
-        if (linkCount > 0) await links.store(tx, linksOf(campaignId, start, end));
-      }
-      const result: CampaignResult = { ticket: idOut(campaignId), cost, credits: debited.credits, ...counts };
-      // The answer under its Idempotency-Key commits with the campaign, or neither does.
-      await record?.(tx, result);
-      return result;
-    }, together);
+    const sent = await batcher.submit(
+      async (tx) => {
+        // First: a send past the day's cap is refused before anything else is written.
+        await dailyCap.take(tx, accountId, now, kept.length);
+        const campaignId = await campaignsRepo.insert(tx, campaignRow);
+        const debited = await credits.debit(tx, accountId, cost, campaignId);
+        alerted = debited.alerted;
+        if (debited.billedAccountId !== accountId) {
+          await campaignsRepo.setBilledAccount(tx, accountId, campaignId, debited.billedAccountId);
+        }
+        // The lists a list send used, for its reads (`lists:[{id}]`).
+        await campaignsRepo.insertLists(tx, accountId, campaignId, listIds);
+        const campaign = { id: campaignId, accountId, dueAt: p.dueAt };
+        for (let start = 0; start < kept.length; start += writeChunk) {
+          const end = Math.min(kept.length, start + writeChunk);
+          await delivery.enqueue(tx, campaign, messagesOf(start, end));
+          if (linkCount > 0) await links.store(tx, linksOf(campaignId, start, end));
+        }
+        const result: CampaignResult = {
+          ticket: idOut(campaignId),
+          cost,
+          credits: debited.credits,
+          ...counts,
+        };
+        // The answer under its Idempotency-Key commits with the campaign, or neither does.
+        await record?.(tx, result);
+        return result;
+      },
+      together,
+      (result): AuditEntry => ({
+        accountId,
+        action: 'campaign.send',
+        objectType: 'campaign',
+        objectId: result.ticket ?? null,
+        actor,
+      }),
+    );
     // Committed: the delivery worker, maybe in another process, need not wait for its next poll.
     queued(kept.length);
     if (alerted) deps.alerted?.();

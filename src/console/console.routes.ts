@@ -101,10 +101,10 @@ function declareConsoleRoutes(
     ok({ session: await console.current(cookieOf(req)) }),
   );
   app.put('/console/session/account', { schema: switchSchema }, async (req) =>
-    ok({ session: await console.switchTo(cookieOf(req), csrfOf(req), req.body.account_id) }),
+    ok({ session: await console.switchTo(cookieOf(req), csrfOf(req), req.body.account_id, req.ip) }),
   );
   app.delete('/console/session', { schema: signOutSchema }, async (req, reply) => {
-    await console.signOut(cookieOf(req), csrfOf(req));
+    await console.signOut(cookieOf(req), csrfOf(req), req.ip);
     setCookie(req, reply, '', 0);
     return ok({});
   });

@@ -4,10 +4,11 @@
 // everything else it does goes through the API, with the API's rules and errors.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { AccountView } from '../accounts/accounts.schemas.ts';
+import type { Actor, AuditTrail } from '../shared/audit-trail.ts';
 import type { AuthContext, Role } from '../shared/auth-context.ts';
 import type { Clock } from '../shared/clock.ts';
 import { ApiError, Status } from '../shared/errors.ts';
-import type { Executor } from '../store/db.ts';
+import type { Db } from '../store/db.ts';
 import { consoleSessionsRepo } from './console-sessions.repo.ts';
 
 export const sessionCookieName = 'pigeon_session';
@@ -25,10 +26,12 @@ export interface ConsoleAccounts {
   /** The user behind a session, read on every request: undefined once removed. */
   user(userId: number): Promise<{ accountId: number; email: string; role: Role } | undefined>;
   account(auth: AuthContext): Promise<AccountView>;
+  /** The account an e-mail names, if any (a failed sign-in's entry goes to it). */
+  idByEmail(email: string): Promise<number | undefined>;
 }
 
 export interface ConsoleServiceDeps {
-  db: Executor;
+  db: Db;
   clock: Clock;
   accounts: ConsoleAccounts;
   sessionHours: number;
@@ -37,6 +40,8 @@ export interface ConsoleServiceDeps {
   stopMention: string;
   /** The length of every short URL a `<-short->` becomes, for the same counter. */
   shortUrlLength: number;
+  /** The audit log: sign-ins (failed ones too), switches and sign-outs. */
+  audit: AuditTrail;
 }
 
 /** What the page knows of its session: who it is, whose view it shows, and the token its changes carry. */
@@ -77,7 +82,28 @@ export type SignInBrake = (check: () => Promise<AuthContext>) => Promise<AuthCon
 export type ConsoleService = ReturnType<typeof createConsoleService>;
 
 export function createConsoleService(deps: ConsoleServiceDeps) {
-  const { db, clock, accounts } = deps;
+  const { db, clock, accounts, audit } = deps;
+  /** A session's person: the signed-in account's own password (its user, once accounts have several). */
+  const signedIn = (accountId: number, ip: string | null, userId?: number): Actor => ({
+    kind: 'user',
+    id: userId ?? null,
+    accountId,
+    ip,
+  });
+
+  /** A wrong e-mail or password, a locked account: its entry on the account the e-mail names, if any. */
+  async function recordFailure(email: string, clientIp: string): Promise<void> {
+    const accountId = await accounts.idByEmail(email);
+    if (accountId === undefined) return;
+    await db.transaction().execute((tx) =>
+      audit.record(tx, {
+        accountId,
+        action: 'session.sign_in_failed',
+        objectType: 'session',
+        actor: { kind: 'user', id: null, label: email.trim().toLowerCase().slice(0, 200), ip: clientIp },
+      }),
+    );
+  }
   const ttlMs = deps.sessionHours * 3_600_000;
 
   async function live(cookie: string | undefined) {
@@ -159,18 +185,31 @@ export function createConsoleService(deps: ConsoleServiceDeps) {
       ) {
         throw ApiError.data('email and password are required');
       }
-      // A user's e-mail and password (the users service answers -1 in the form's words).
-      const auth = await brake(() => accounts.authenticate({ username: email, password }, clientIp));
+      // A user's e-mail and password (the users service answers -1 in the form's words); a failure is audited.
+      const auth = await brake(() =>
+        accounts.authenticate({ username: email, password }, clientIp).catch(async (error) => {
+          await recordFailure(email, clientIp);
+          throw error;
+        }),
+      );
       const cookie = randomBytes(32).toString('base64url');
       const now = clock.now();
-      await consoleSessionsRepo.insert(db, {
-        session_hash: hashOf(cookie),
-        account_id: auth.accountId,
-        acting_account_id: auth.accountId,
-        user_id: auth.userId ?? null,
-        csrf_token: randomBytes(24).toString('base64url'),
-        created_at: now,
-        expires_at: now + ttlMs,
+      await db.transaction().execute(async (tx) => {
+        await consoleSessionsRepo.insert(tx, {
+          session_hash: hashOf(cookie),
+          account_id: auth.accountId,
+          acting_account_id: auth.accountId,
+          user_id: auth.userId ?? null,
+          csrf_token: randomBytes(24).toString('base64url'),
+          created_at: now,
+          expires_at: now + ttlMs,
+        });
+        await audit.record(tx, {
+          accountId: auth.accountId,
+          action: 'session.sign_in',
+          objectType: 'session',
+          actor: signedIn(auth.accountId, clientIp, auth.userId),
+        });
       });
       return { cookie, maxAgeSeconds: Math.floor(ttlMs / 1000), view: await view(await live(cookie)) };
     },
@@ -190,8 +229,16 @@ export function createConsoleService(deps: ConsoleServiceDeps) {
       return (await sessionCaller(session)).auth;
     },
 
-    /** PUT /console/session/account: shows one direct sub-account's view, or (null) the signed-in one's again. */
-    async switchTo(cookie: string | undefined, csrf: string | undefined, rawAccountId: unknown) {
+    /**
+     * PUT /console/session/account: shows one direct sub-account's view, or (null) the signed-in one's again.
+     * `clientIp` goes in its audit entry.
+     */
+    async switchTo(
+      cookie: string | undefined,
+      csrf: string | undefined,
+      rawAccountId: unknown,
+      clientIp: string,
+    ) {
       const session = await live(cookie);
       checkCsrf('PUT', csrf, session.csrf_token);
       const target =
@@ -209,15 +256,32 @@ export function createConsoleService(deps: ConsoleServiceDeps) {
           throw error;
         throw ApiError.notFound(`account "${String(rawAccountId)}" is not a sub-account of this account`);
       }
-      await consoleSessionsRepo.setActing(db, session.id, target);
+      await db.transaction().execute(async (tx) => {
+        await consoleSessionsRepo.setActing(tx, session.id, target);
+        await audit.record(tx, {
+          accountId: session.account_id,
+          action: 'session.switch',
+          objectType: 'account',
+          objectId: target,
+          actor: signedIn(session.account_id, clientIp),
+        });
+      });
       return view({ ...session, acting_account_id: target });
     },
 
     /** DELETE /console/session: signs out; the cookie no longer authenticates anything. */
-    async signOut(cookie: string | undefined, csrf: string | undefined): Promise<void> {
+    async signOut(cookie: string | undefined, csrf: string | undefined, clientIp: string): Promise<void> {
       const session = await live(cookie);
       checkCsrf('DELETE', csrf, session.csrf_token);
-      await consoleSessionsRepo.delete(db, hashOf(cookie!));
+      await db.transaction().execute(async (tx) => {
+        await consoleSessionsRepo.delete(tx, hashOf(cookie!));
+        await audit.record(tx, {
+          accountId: session.account_id,
+          action: 'session.sign_out',
+          objectType: 'session',
+          actor: signedIn(session.account_id, clientIp),
+        });
+      });
     },
 
     /** Removes sessions expired by `before`, at most `limit`; how many went (the prune job). */

@@ -99,6 +99,12 @@ export interface AppDeps {
   operations?: (app: App) => void;
 }
 
+/** The caller with the client's address, which the audit log writes beside each change the request makes. */
+const withClientIp = (auth: AuthContext, request: FastifyRequest): AuthContext => ({
+  ...auth,
+  clientIp: request.ip,
+});
+
 export function buildApp(deps: AppDeps): App {
   const app = Fastify({
     loggerInstance: deps.logger,
@@ -152,8 +158,11 @@ export function buildApp(deps: AppDeps): App {
         if (xml !== undefined) {
           checkXmlSize(xml, deps.config.XML_BODY_LIMIT_BYTES);
           const credential = xmlBodyCredentials(xml);
-          request.auth = await limits.authenticate(request, credential !== undefined, () =>
-            deps.authenticate(credential, request.ip),
+          request.auth = withClientIp(
+            await limits.authenticate(request, credential !== undefined, () =>
+              deps.authenticate(credential, request.ip),
+            ),
+            request,
           );
         }
       }
@@ -205,11 +214,9 @@ export function buildApp(deps: AppDeps): App {
       const credential =
         request.headers.authorization ?? (typeof fromQuery === 'string' ? fromQuery : undefined);
       if (credential !== undefined) {
-        request.auth = await limits.authenticate(
+        request.auth = withClientIp(
+          await limits.authenticate(request, true, () => deps.authenticate(credential, request.ip), 'token'),
           request,
-          true,
-          () => deps.authenticate(credential, request.ip),
-          'token',
         );
         authorize(request);
         return;
@@ -218,11 +225,14 @@ export function buildApp(deps: AppDeps): App {
       const cookie = sessions && cookieValue(request.headers.cookie, sessions.cookieName);
       if (cookie === undefined) return;
       const csrf = request.headers['x-csrf-token'];
-      request.auth = await limits.authenticate(
+      request.auth = withClientIp(
+        await limits.authenticate(
+          request,
+          true,
+          () => sessions!.authenticate(cookie, request.method, typeof csrf === 'string' ? csrf : undefined),
+          'token',
+        ),
         request,
-        true,
-        () => sessions!.authenticate(cookie, request.method, typeof csrf === 'string' ? csrf : undefined),
-        'token',
       );
       authorize(request);
     });
@@ -235,8 +245,11 @@ export function buildApp(deps: AppDeps): App {
         return;
       }
       const credential = bodyCredentials(request.body);
-      request.auth = await limits.authenticate(request, credential !== undefined, () =>
-        deps.authenticate(credential, request.ip),
+      request.auth = withClientIp(
+        await limits.authenticate(request, credential !== undefined, () =>
+          deps.authenticate(credential, request.ip),
+        ),
+        request,
       );
       authorize(request);
     });

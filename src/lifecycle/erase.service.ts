@@ -1,6 +1,7 @@
 // Erasing a phone number (GDPR): `pigeon erase NUMBER [--account ID]` and POST /erase. Each capability erases
 // the number from its own tables through its service, all inside one transaction: the erasure happens whole
 // or not at all, and its report says what each kind lost.
+import type { AuditTrail } from '../shared/audit-trail.ts';
 import type { AuthContext } from '../shared/auth-context.ts';
 import type { ErasedCounts, Erasure } from '../shared/erasure.ts';
 import { ApiError } from '../shared/errors.ts';
@@ -73,18 +74,24 @@ export function createEraseService(deps: {
    * the erased rows.
    */
   truncateLog: () => Promise<boolean>;
+  /**
+   * The audit log: an erasure's entry, in its transaction, for each account it covered (all: none is named).
+   * The number is not written in it: the log must not keep what was erased.
+   */
+  audit: AuditTrail;
 }) {
-  const { db, ports, truncateLog } = deps;
+  const { db, ports, truncateLog, audit } = deps;
 
   async function erase(
     number: string,
     accountIds: readonly number[] | undefined,
+    auth?: AuthContext,
   ): Promise<ErasureReport<string[] | 'all'>> {
     const erasure: Erasure = { number, accountIds, placeholder: erasedPlaceholder };
     const counts = await db.transaction().execute(async (tx) => {
       // Messages first: their links are found by the (campaign, position) of the messages to the number.
       const sent = await ports.delivery.eraseNumber(tx, erasure);
-      return {
+      const erased = {
         ...sent.counts,
         ...(await ports.links.eraseRecipients(tx, sent.messages)),
         ...(await ports.lists.eraseNumber(tx, erasure)),
@@ -93,6 +100,16 @@ export function createEraseService(deps: {
         ...(await ports.smpp.eraseNumber(tx, erasure)),
         ...(await ports.accounts.eraseNumber(tx, erasure)),
       };
+      await audit.recordMany(
+        tx,
+        (accountIds ?? []).map((accountId) => ({
+          accountId,
+          auth,
+          action: 'number.erase',
+          objectType: 'number',
+        })),
+      );
+      return erased;
     });
     await truncateLog();
     const removed = Object.fromEntries(erasedKinds.map((kind) => [kind, counts[kind] ?? 0])) as Record<
@@ -110,7 +127,7 @@ export function createEraseService(deps: {
     ): Promise<ErasureReport> {
       const number = numberIn(input?.number, 'erase.number');
       const accountIds = await ports.accounts.erasureAccounts(auth);
-      const { removed } = await erase(number, accountIds);
+      const { removed } = await erase(number, accountIds, auth);
       return { number, accounts: accountIds.map(idOut), removed };
     },
 

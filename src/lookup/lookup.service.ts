@@ -1,6 +1,7 @@
 // Number lookups: normalize the numbers, ask the provider, mark the ones the account's NPAI list holds,
 // charge LOOKUP_COST per number looked up and store each answer, the charge and the answers in one
 // transaction.
+import type { AuditTrail } from '../shared/audit-trail.ts';
 import type { AuthContext } from '../shared/auth-context.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { Erasure } from '../shared/erasure.ts';
@@ -67,8 +68,10 @@ export function createLookupService(deps: {
   ports: LookupPorts;
   /** Credits per number looked up. */
   costPerNumber: number;
+  /** The audit log: a lookup (it is charged), in its transaction. */
+  audit: AuditTrail;
 }) {
-  const { db, clock, provider, ports, costPerNumber } = deps;
+  const { db, clock, provider, ports, costPerNumber, audit } = deps;
 
   return {
     /** Erasure, in the caller's transaction: the number's lookups (their answers name it) go. */
@@ -123,6 +126,12 @@ export function createLookupService(deps: {
               created_at: now,
             })),
         );
+        await audit.record(tx, {
+          accountId: auth.accountId,
+          auth,
+          action: 'lookup.run',
+          objectType: 'lookup',
+        });
         return balance;
       });
       return {

@@ -5,6 +5,7 @@ import { isSupportedCountry } from 'libphonenumber-js/max';
 import { DateTime } from 'luxon';
 import type { AuthContext } from '../shared/auth-context.ts';
 import type { Clock } from '../shared/clock.ts';
+import { parseDay as parseDayIn } from '../shared/days.ts';
 import { ApiError } from '../shared/errors.ts';
 import { idIn } from '../shared/ids.ts';
 import type { Db } from '../store/db.ts';
@@ -24,28 +25,12 @@ export const maxConsumptionDays = 366;
 /** The key of messages sent to a number of no country (ISO's code for an unknown region). */
 export const unknownCountry = 'ZZ';
 
-const dayPattern = /^(\d{4})-(\d{2})-(\d{2})$/;
-
 export type ConsumptionService = ReturnType<typeof createConsumptionService>;
 
 export function createConsumptionService(deps: { db: Db; clock: Clock; timezone: string }) {
   const { db, clock, timezone } = deps;
 
-  /** A `Y-m-d` day in the zone, or undefined when absent; -7 for anything else, naming the field. */
-  function parseDay(field: string, value: string | undefined): DateTime | undefined {
-    if (value === undefined || value.trim() === '') return undefined;
-    const m = dayPattern.exec(value.trim());
-    const day = m
-      ? DateTime.fromObject(
-          { year: Number(m[1]), month: Number(m[2]), day: Number(m[3]) },
-          { zone: timezone },
-        )
-      : undefined;
-    if (!day?.isValid) {
-      throw ApiError.data(`${field} "${value}" must be a date in the format Y-m-d (e.g. 2026-01-31)`);
-    }
-    return day.startOf('day');
-  }
+  const parseDay = (field: string, value: string | undefined) => parseDayIn(field, value, timezone);
 
   /**
    * Whole days in the zone, both included: by default from the first day of `date_end`'s month (the current

@@ -4,7 +4,7 @@ import { silentLog } from '../shared/log.ts';
 import { maxTimerMs } from '../shared/periodic-job.ts';
 import { createRetentionJob } from './retention-job.ts';
 
-const none = { message: 0, list: 0, campaign: 0, mo: 0, lookup: 0 };
+const none = { message: 0, list: 0, campaign: 0, mo: 0, lookup: 0, audit: 0 };
 
 describe('RETENTION_EVERY is bounded', () => {
   beforeEach(() => {

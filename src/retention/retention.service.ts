@@ -1,5 +1,6 @@
 // Retention: each account's settings, and the job that deletes what is older than them, kind by kind, in
 // bounded batches of short transactions so sends and workers keep their turns on the database.
+import { type AuditTrail, withEntry } from '../shared/audit-trail.ts';
 import type { AuthContext } from '../shared/auth-context.ts';
 import type { Clock } from '../shared/clock.ts';
 import { ApiError } from '../shared/errors.ts';
@@ -20,7 +21,12 @@ import {
  */
 export type Purge = (accountId: number, before: number, limit: number) => Promise<number>;
 
-export type RetentionTargets = Record<RetentionKind, Purge>;
+/**
+ * One purge per kind, and the audit log's entries (src/audit), which have no setting of their own: they go with
+ * the `campaign` setting, the account's history of what it sent and did.
+ */
+export type RetentionTargets = Record<RetentionKind, Purge> & { audit: Purge };
+type Target = keyof RetentionTargets;
 
 const keepAll: RetentionRow = {
   message: '-1',
@@ -41,11 +47,13 @@ export function createRetentionService(deps: {
   targets: RetentionTargets;
   /** Rows deleted per statement and transaction. */
   batchSize?: number;
+  /** The audit log: a change of the settings, in its transaction. */
+  audit: AuditTrail;
 }) {
-  const { db, clock, targets } = deps;
+  const { db, clock, targets, audit } = deps;
   const batchSize = deps.batchSize ?? 1000;
 
-  async function purgeKind(accountId: number, kind: RetentionKind, before: number): Promise<number> {
+  async function purgeKind(accountId: number, kind: Target, before: number): Promise<number> {
     let total = 0;
     for (;;) {
       const deleted = await targets[kind](accountId, before, batchSize);
@@ -80,7 +88,8 @@ export function createRetentionService(deps: {
       if (changed === 0) {
         throw ApiError.data(`retention needs at least one of ${retentionSettings.join(', ')}`);
       }
-      await retentionRepo.save(db, auth.accountId, next, clock.now());
+      const entry = { accountId: auth.accountId, auth, action: 'retention.update', objectType: 'retention' };
+      await withEntry(db, audit, entry, (tx) => retentionRepo.save(tx, auth.accountId, next, clock.now()));
       return next;
     },
 
@@ -88,8 +97,15 @@ export function createRetentionService(deps: {
      * One pass over every account that limits something: deletes what is older than its settings. Returns
      * the rows deleted per kind. Safe to run from several processes: each delete takes rows that still exist.
      */
-    async runOnce(): Promise<Record<RetentionKind, number>> {
-      const deleted: Record<RetentionKind, number> = { message: 0, list: 0, campaign: 0, mo: 0, lookup: 0 };
+    async runOnce(): Promise<Record<Target, number>> {
+      const deleted: Record<Target, number> = {
+        message: 0,
+        list: 0,
+        campaign: 0,
+        mo: 0,
+        lookup: 0,
+        audit: 0,
+      };
       for (let after = 0; ; ) {
         const rows = await retentionRepo.withLimits(db, after, 100);
         for (const row of rows) {
@@ -100,6 +116,8 @@ export function createRetentionService(deps: {
             const before = cutoffOf(row[kind] ?? keepForever, now);
             if (before !== undefined) deleted[kind] += await purgeKind(accountId, kind, before);
           }
+          const auditBefore = cutoffOf(row.campaign ?? keepForever, now);
+          if (auditBefore !== undefined) deleted.audit += await purgeKind(accountId, 'audit', auditBefore);
         }
         if (rows.length < 100) return deleted;
         after = Number(rows[rows.length - 1].account_id);

@@ -9,6 +9,8 @@ export interface AuthContext {
   role?: Role;
   /** A token's scope (src/users/permissions.ts); absent for body credentials, which act as the account. */
   scope?: TokenScope;
+  /** The client's address, set by the HTTP layer (`request.ip`): the audit log writes it beside the change. */
+  clientIp?: string;
 }
 
 /** What a user of an account may do, from most to least (src/users/README.md). */

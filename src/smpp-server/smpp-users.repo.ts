@@ -30,10 +30,14 @@ export const smppUsersRepo = {
   },
 
   /** Deletes the user named `systemId` (of `accountId` when given); returns its id, or undefined for none. */
-  async delete(db: Executor, systemId: string, accountId: number | undefined): Promise<number | undefined> {
+  async delete(
+    db: Executor,
+    systemId: string,
+    accountId: number | undefined,
+  ): Promise<{ id: number; accountId: number } | undefined> {
     let query = db.deleteFrom('smpp_users').where('system_id', '=', systemId);
     if (accountId !== undefined) query = query.where('account_id', '=', accountId);
-    const row = await query.returning('id').executeTakeFirst();
-    return row === undefined ? undefined : Number(row.id);
+    const row = await query.returning(['id', 'account_id']).executeTakeFirst();
+    return row === undefined ? undefined : { id: Number(row.id), accountId: Number(row.account_id) };
   },
 };

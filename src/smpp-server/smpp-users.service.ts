@@ -2,6 +2,7 @@
 // hashed as console passwords are (through the `Passwords` port); SMPP carries it in a field of at most 8
 // characters, so it is a weak secret on its own: binds are braked per address (bind-brake.ts) and may be
 // restricted to IP addresses.
+import { type AuditTrail, withEntry } from '../shared/audit-trail.ts';
 import type { AuthContext } from '../shared/auth-context.ts';
 import type { Clock } from '../shared/clock.ts';
 import { ApiError } from '../shared/errors.ts';
@@ -72,8 +73,10 @@ export function createSmppUsersService(deps: {
   passwords: Passwords;
   accountExists: AccountExists;
   timezone: string;
+  /** The audit log: an SMPP user's creation and deletion, in its transaction. */
+  audit: AuditTrail;
 }) {
-  const { db, clock, passwords } = deps;
+  const { db, clock, passwords, audit } = deps;
   const dates = zonedTime(deps.timezone);
 
   const view = (row: SmppUserRow): SmppUserView => ({
@@ -98,7 +101,8 @@ export function createSmppUsersService(deps: {
     return entries.length > 0 ? entries : null;
   }
 
-  async function create(accountId: number, input: NewSmppUser): Promise<SmppUserView> {
+  /** `auth`: the API caller who asks (absent for the operator's CLI). */
+  async function create(accountId: number, input: NewSmppUser, auth?: AuthContext): Promise<SmppUserView> {
     const systemId = typeof input.system_id === 'string' ? input.system_id : '';
     if (!printable.test(systemId) || systemId.length > smppLimits.systemIdMax) {
       throw ApiError.data(
@@ -134,16 +138,35 @@ export function createSmppUsersService(deps: {
       allowed_ips: allowed ? JSON.stringify(allowed) : null,
       created_at: clock.now(),
     };
-    const id = await smppUsersRepo.insert(db, row);
+    const entry = {
+      accountId,
+      auth,
+      action: 'smpp_user.create',
+      objectType: 'smpp_user',
+      objectId: systemId,
+    };
+    const id = await withEntry(db, audit, entry, (tx) => smppUsersRepo.insert(tx, row));
     return view({ ...row, id });
   }
 
-  async function remove(systemId: string, accountId: number | undefined): Promise<string> {
+  async function remove(
+    systemId: string,
+    accountId: number | undefined,
+    auth?: AuthContext,
+  ): Promise<string> {
     // Its waiting receipts and the marks of its campaigns go with it.
     const deleted = await db.transaction().execute(async (tx) => {
-      const id = await smppUsersRepo.delete(tx, systemId, accountId);
-      if (id !== undefined) await smppMessagesRepo.deleteOfUser(tx, id);
-      return id;
+      const user = await smppUsersRepo.delete(tx, systemId, accountId);
+      if (user === undefined) return undefined;
+      await smppMessagesRepo.deleteOfUser(tx, user.id);
+      await audit.record(tx, {
+        accountId: user.accountId,
+        auth,
+        action: 'smpp_user.delete',
+        objectType: 'smpp_user',
+        objectId: systemId,
+      });
+      return user.id;
     });
     if (deleted === undefined) throw ApiError.notFound(`SMPP user "${systemId}" not found`);
     return systemId;
@@ -151,9 +174,9 @@ export function createSmppUsersService(deps: {
 
   return {
     /** The operator's `pigeon smpp-user create`. */
-    createForAccount: create,
+    createForAccount: (accountId: number, input: NewSmppUser) => create(accountId, input),
     /** POST /smpp/users: a user of the caller's account. */
-    create: (auth: AuthContext, input: NewSmppUser) => create(auth.accountId, input),
+    create: (auth: AuthContext, input: NewSmppUser) => create(auth.accountId, input, auth),
 
     /** Every account's users (the operator's), or one account's. */
     async list(accountId?: number): Promise<SmppUserView[]> {
@@ -163,7 +186,7 @@ export function createSmppUsersService(deps: {
 
     /** The operator's delete (any account's user). */
     deleteAny: (systemId: string) => remove(systemId, undefined),
-    delete: (auth: AuthContext, systemId: string) => remove(systemId, auth.accountId),
+    delete: (auth: AuthContext, systemId: string) => remove(systemId, auth.accountId, auth),
 
     /** Which of the users bound now still exist: the binds of a deleted one are closed. */
     async existing(ids: readonly number[]): Promise<Set<number>> {

@@ -32,6 +32,7 @@ import * as campaignSystem from './migrations/029-campaign-system.ts';
 import * as smppServer from './migrations/030-smpp-server.ts';
 import * as hotForeignKeys from './migrations/031-hot-foreign-keys.ts';
 import * as users from './migrations/032-users.ts';
+import * as auditLog from './migrations/033-audit-log.ts';
 import * as pricesLimits from './migrations/034-prices-limits.ts';
 
 /** Migrations in order; each is told the dialect so column types can differ where they must. */
@@ -68,6 +69,7 @@ export const migrations = {
   '030-smpp-server': smppServer,
   '031-hot-foreign-keys': hotForeignKeys,
   '032-users': users,
+  '033-audit-log': auditLog,
   '034-prices-limits': pricesLimits,
 };
 

@@ -548,6 +548,26 @@ export interface PricesTable {
   credits: number;
 }
 
+/** One entry of the audit log (src/audit): who changed what, from where and when. Never updated. */
+export interface AuditLogTable {
+  id: Generated<number>;
+  /** The account the change belongs to (the one acted on: a sub-account for a parent's lock of it). */
+  account_id: number;
+  at: number;
+  /** `user`, `token`, `cli` or `pigeon`. */
+  actor_kind: string;
+  /** The token's or user's id; null for the CLI, Pigeon and legacy credentials. */
+  actor_id: string | null;
+  /** What names the actor to a reader: the token's name, the user's e-mail. */
+  actor_label: string | null;
+  /** `campaign.send`, `token.create`, `session.sign_in`, … */
+  action: string;
+  object_type: string | null;
+  object_id: string | null;
+  /** The client's address; null outside a request. */
+  ip: string | null;
+}
+
 export interface Database {
   accounts: AccountsTable;
   credit_ledger: CreditLedgerTable;
@@ -587,6 +607,7 @@ export interface Database {
   smpp_submits: SmppSubmitsTable;
   smpp_outbox: SmppOutboxTable;
   prices: PricesTable;
+  audit_log: AuditLogTable;
 }
 
 /**
@@ -633,4 +654,5 @@ export const tableNames = Object.keys({
   smpp_submits: true,
   smpp_outbox: true,
   prices: true,
+  audit_log: true,
 } satisfies Record<keyof Database, true>) as (keyof Database)[];

@@ -2,6 +2,7 @@
 // and test deliveries.
 import { randomBytes } from 'node:crypto';
 import { type EventType, eventTypes, isEventType } from '../events/event-bodies.ts';
+import { type AuditTrail, withEntry } from '../shared/audit-trail.ts';
 import type { AuthContext } from '../shared/auth-context.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { Erasure } from '../shared/erasure.ts';
@@ -82,8 +83,22 @@ function checkSignature(signature: string | undefined): string | null {
 
 export type WebhooksService = ReturnType<typeof createWebhooksService>;
 
-export function createWebhooksService(deps: { db: Db; clock: Clock; urlGuard: UrlGuard; timezone: string }) {
-  const { db, clock, urlGuard, timezone } = deps;
+export function createWebhooksService(deps: {
+  db: Db;
+  clock: Clock;
+  urlGuard: UrlGuard;
+  timezone: string;
+  /** The audit log: every change of a webhook (and a test queued), in its transaction. */
+  audit: AuditTrail;
+}) {
+  const { db, clock, urlGuard, timezone, audit } = deps;
+  const entry = (auth: AuthContext, action: string, webhookId: number) => ({
+    accountId: auth.accountId,
+    auth,
+    action,
+    objectType: 'webhook',
+    objectId: webhookId,
+  });
 
   const dates = zonedTime(timezone);
 
@@ -114,7 +129,12 @@ export function createWebhooksService(deps: { db: Db; clock: Clock; urlGuard: Ur
       };
       // The Standard Webhooks signing key: whsec_ and 24 random bytes in base64.
       const secret = `whsec_${randomBytes(24).toString('base64')}`;
-      const id = await webhooksRepo.insert(db, auth.accountId, { ...fields, secret }, clock.now());
+      const id = await withEntry(
+        db,
+        audit,
+        (created: number) => entry(auth, 'webhook.create', created),
+        (tx) => webhooksRepo.insert(tx, auth.accountId, { ...fields, secret }, clock.now()),
+      );
       return { ...view(await get(auth, id)), secret };
     },
 
@@ -133,7 +153,9 @@ export function createWebhooksService(deps: { db: Db; clock: Clock; urlGuard: Ur
       if (input.url !== undefined) fields.url = await checkUrl(input.url);
       if (input.signature !== undefined) fields.signature = checkSignature(input.signature);
       if (input.format !== undefined) fields.format = checkFormat(input.format);
-      await webhooksRepo.update(db, auth.accountId, row.id, fields, clock.now());
+      await withEntry(db, audit, entry(auth, 'webhook.update', row.id), (tx) =>
+        webhooksRepo.update(tx, auth.accountId, row.id, fields, clock.now()),
+      );
       return view(await get(auth, row.id));
     },
 
@@ -155,6 +177,7 @@ export function createWebhooksService(deps: { db: Db; clock: Clock; urlGuard: Ur
           await webhooksRepo.update(tx, auth.accountId, row.id, { status }, now);
           await webhookDeliveriesRepo.holdPending(tx, [row.id], now);
         }
+        await audit.record(tx, entry(auth, status === 'live' ? 'webhook.resume' : 'webhook.pause', row.id));
       });
       return view(await get(auth, row.id));
     },
@@ -164,6 +187,7 @@ export function createWebhooksService(deps: { db: Db; clock: Clock; urlGuard: Ur
       await db.transaction().execute(async (tx) => {
         await webhookDeliveriesRepo.deleteForWebhook(tx, row.id);
         await webhooksRepo.delete(tx, auth.accountId, row.id);
+        await audit.record(tx, entry(auth, 'webhook.delete', row.id));
       });
       return idOut(row.id);
     },
@@ -209,10 +233,12 @@ export function createWebhooksService(deps: { db: Db; clock: Clock; urlGuard: Ur
       }
       const now = clock.now();
       const payload = testEventPayload(row.type, auth.accountId, now, dates);
-      const deliveryId = await webhookDeliveriesRepo.insertTest(
-        db,
-        { webhook_id: row.id, account_id: auth.accountId, event_type: row.type, payload },
-        now,
+      const deliveryId = await withEntry(db, audit, entry(auth, 'webhook.test', row.id), (tx) =>
+        webhookDeliveriesRepo.insertTest(
+          tx,
+          { webhook_id: row.id, account_id: auth.accountId, event_type: row.type, payload },
+          now,
+        ),
       );
       const body = JSON.parse(payload) as Record<string, unknown>;
       return { delivery_id: idOut(deliveryId), webhook_id: idOut(row.id), type: row.type, body };

@@ -3,6 +3,9 @@ import { call, describeEachDialect } from '../helpers/harness.ts';
 
 const day = 86_400_000;
 
+/** What a retention pass answers when it deletes nothing. */
+const nothingDeleted = { message: 0, list: 0, campaign: 0, mo: 0, lookup: 0, audit: 0 };
+
 describeEachDialect('retention', (h) => {
   it('GET /retention keeps everything until set; PUT sets some kinds, checks every value, in JSON and XML', async () => {
     const a = await h().account();
@@ -84,13 +87,7 @@ describeEachDialect('retention', (h) => {
     expect(bad.body).toMatchObject({ status: -7 });
     expect(bad.body.details).toMatch(/retention.survey "2y" must be a number of days/);
     // An account that limits only surveys has nothing for the job to delete.
-    expect(await h().deps.services.retention.runOnce()).toEqual({
-      message: 0,
-      list: 0,
-      campaign: 0,
-      mo: 0,
-      lookup: 0,
-    });
+    expect(await h().deps.services.retention.runOnce()).toEqual(nothingDeleted);
   });
 
   it('the job deletes exactly what is older than each setting, leaves unfinished work and other accounts alone', async () => {
@@ -156,7 +153,14 @@ describeEachDialect('retention', (h) => {
       token: a.token,
       json: { retention: { message: '30d', mo: '30d', list: '30d', lookup: '30d' } },
     });
-    expect(await retention.runOnce()).toEqual({ message: 2, list: 2, campaign: 0, mo: 1, lookup: 1 });
+    expect(await retention.runOnce()).toEqual({
+      message: 2,
+      list: 2,
+      campaign: 0,
+      mo: 1,
+      lookup: 1,
+      audit: 0,
+    });
     const messagesOf = async (campaign: number) =>
       (await db.selectFrom('messages').select('state').where('campaign_id', '=', campaign).execute()).length;
     expect([await messagesOf(oldDone), await messagesOf(oldQueued), await messagesOf(recent)]).toEqual([
@@ -187,6 +191,9 @@ describeEachDialect('retention', (h) => {
     await call(h().app, 'PUT', '/retention', { token: a.token, json: { retention: { campaign: '30d' } } });
     const second = await retention.runOnce();
     expect(second.campaign).toBeGreaterThanOrEqual(2); // its links (one per recipient), then the campaign
+    // The audit log goes with the campaign setting: the entries of the account's creation, its two old sends,
+    // its old list and its old lookup.
+    expect(second.audit).toBe(5);
     expect((await call(h().app, 'GET', `/campaign/${oldDone}`, { token: a.token })).body.status).toBe(-5);
     expect((await call(h().app, 'GET', `/campaign/${oldQueued}`, { token: a.token })).body.status).toBe(1);
     expect(await count('campaigns', a.id)).toBe(2);
@@ -205,7 +212,7 @@ describeEachDialect('retention', (h) => {
     expect(await messagesOf(bOld)).toBe(1);
     expect(await count('replies', b.id)).toBe(1);
     // A pass with nothing left to delete deletes nothing.
-    expect(await retention.runOnce()).toEqual({ message: 0, list: 0, campaign: 0, mo: 0, lookup: 0 });
+    expect(await retention.runOnce()).toEqual(nothingDeleted);
   });
 
   it('each delete is bounded: a purge takes at most its limit of rows', async () => {

@@ -2,8 +2,9 @@
 // back button or a shared link shows the same list.
 import './campaigns.css';
 import { useEffect, useState } from 'preact/hooks';
-import { ApiFailure, api, errorText, fieldOfError } from '../api.ts';
+import { api } from '../api.ts';
 import { type Campaign, CampaignStatus, truncate } from '../components/campaign-parts.tsx';
+import { filterAddress, filterErrors } from '../components/filter-address.ts';
 import { ErrorNotice, Field, Loading, Pager, PageTitle, TextField, useLoad } from '../components/ui.tsx';
 import { formatDate, formatNumber } from '../format.ts';
 import { linkTo, navigate, useLocation } from '../router.ts';
@@ -39,19 +40,11 @@ const readFilters = (q: URLSearchParams): Filters => ({
   sort: q.get('sort') ?? '-date',
 });
 
-function addressOf(filters: Filters, start: number): string {
-  const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(filters)) {
-    if (value && !(key === 'sort' && value === '-date')) params.set(key, value);
-  }
-  if (start > 0) params.set('start', String(start));
-  const text = params.toString();
-  return text ? `/campaigns?${text}` : '/campaigns';
-}
+const addressOf = (filters: Filters, start: number) =>
+  filterAddress('/campaigns', { ...filters }, start, { sort: '-date' });
 
 /** The API's fields a -7 error may name, and the form's field each belongs to. */
-const errorFields = ['text', 'destination', 'date_start', 'date_end', 'sort'] as const;
-const formField: Record<(typeof errorFields)[number], keyof Filters> = {
+const formField: Record<string, keyof Filters> = {
   text: 'text',
   destination: 'destination',
   date_start: 'from',
@@ -85,13 +78,7 @@ export function CampaignsPage() {
       }),
     [key],
   );
-  const wrong = fieldOfError(list.error, errorFields) as (typeof errorFields)[number] | undefined;
-  const errorOf = (field: keyof Filters) =>
-    wrong && formField[wrong] === field
-      ? list.error instanceof ApiFailure
-        ? list.error.details
-        : errorText(list.error)
-      : undefined;
+  const { wrong, errorOf } = filterErrors(list.error, formField);
   const set = (field: keyof Filters) => (value: string) => setDraft({ ...draft, [field]: value });
   const filtered = Object.entries(applied).some(([k, v]) => v && !(k === 'sort' && v === '-date'));
 
