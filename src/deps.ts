@@ -211,6 +211,7 @@ export async function createDeps(
     labels: {
       token: (ex, tokenId) => tokens.tokenName(ex, tokenId),
       account: (ex, accountId) => accounts.email(ex, accountId),
+      user: (ex, userId) => users.email(ex, userId),
     },
     accountsInView: (auth) => accounts.erasureAccounts(auth),
     processActor: overrides.processActor,
@@ -244,6 +245,7 @@ export async function createDeps(
     mailer,
     consoleUrl: config.CONSOLE_URL,
     linkTtlMs: 72 * 3_600_000,
+    audit,
   });
   // A transfer's invoice is issued by the invoices service, created below (called only later).
   const credits = createCreditsService({
@@ -498,7 +500,8 @@ export async function createDeps(
       sessionContext: (signedInId, accountId) => tokens.sessionContext(signedInId, accountId),
       user: (userId) => users.sessionUser(userId),
       account: (auth) => accounts.account(auth),
-      idByEmail: (email) => accounts.idByEmail(email),
+      // Console sign-ins are users': a failure is the account of the user the e-mail names.
+      idByEmail: (email) => users.accountOfEmail(email),
     },
     audit,
     sessionHours: config.CONSOLE_SESSION_HOURS,

@@ -284,12 +284,6 @@ export function createAccountsService(deps: {
       return row.parent_id === null ? null : Number(row.parent_id);
     },
 
-    /** The account an e-mail names (stored lower case), if any: a failed sign-in's entry goes to it. */
-    async idByEmail(email: string): Promise<number | undefined> {
-      const row = await accountsRepo.findByEmail(db, email.trim().toLowerCase());
-      return row === undefined ? undefined : Number(row.id);
-    },
-
     /** An account's e-mail, read in the caller's transaction (the audit log names an account's own sign-in so). */
     async email(ex: Executor, accountId: number): Promise<string | null> {
       return (await accountsRepo.find(ex, accountId))?.email ?? null;

@@ -16,8 +16,10 @@ import type { AuditEntryView } from './audit.schemas.ts';
 export interface ActorLabels {
   /** A token's name. */
   token(ex: Executor, tokenId: number): Promise<string | null>;
-  /** An account's e-mail: its own password signed in (legacy credentials, a console session). */
+  /** An account's e-mail: its own password signed in (legacy credentials). */
   account(ex: Executor, accountId: number): Promise<string | null>;
+  /** A user's e-mail: a console session's person. */
+  user(ex: Executor, userId: number): Promise<string | null>;
 }
 
 export interface AuditQuery {
@@ -58,14 +60,20 @@ export function createAuditService(deps: {
     const key =
       actor.kind === 'token' && actor.id !== null
         ? `t${actor.id}`
-        : actor.accountId !== undefined
-          ? `a${actor.accountId}`
-          : undefined;
+        : actor.kind === 'user' && actor.id !== null
+          ? `u${actor.id}`
+          : actor.accountId !== undefined
+            ? `a${actor.accountId}`
+            : undefined;
     if (key === undefined) return null;
     const hit = known.get(key);
     if (hit && (key[0] === 't' || now - hit.readAt < emailMemoryMs)) return hit.label;
     const label =
-      key[0] === 't' ? await labels.token(ex, actor.id!) : await labels.account(ex, actor.accountId!);
+      key[0] === 't'
+        ? await labels.token(ex, actor.id!)
+        : key[0] === 'u'
+          ? await labels.user(ex, actor.id!)
+          : await labels.account(ex, actor.accountId!);
     if (known.size >= maxLabels) known.clear();
     known.set(key, { label, readAt: now });
     return label;

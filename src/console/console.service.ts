@@ -83,7 +83,7 @@ export type ConsoleService = ReturnType<typeof createConsoleService>;
 
 export function createConsoleService(deps: ConsoleServiceDeps) {
   const { db, clock, accounts, audit } = deps;
-  /** A session's person: the signed-in account's own password (its user, once accounts have several). */
+  /** A session's person: the user who signed in. */
   const signedIn = (accountId: number, ip: string | null, userId?: number): Actor => ({
     kind: 'user',
     id: userId ?? null,
@@ -263,7 +263,7 @@ export function createConsoleService(deps: ConsoleServiceDeps) {
           action: 'session.switch',
           objectType: 'account',
           objectId: target,
-          actor: signedIn(session.account_id, clientIp),
+          actor: signedIn(session.account_id, clientIp, session.user_id ?? undefined),
         });
       });
       return view({ ...session, acting_account_id: target });
@@ -279,7 +279,7 @@ export function createConsoleService(deps: ConsoleServiceDeps) {
           accountId: session.account_id,
           action: 'session.sign_out',
           objectType: 'session',
-          actor: signedIn(session.account_id, clientIp),
+          actor: signedIn(session.account_id, clientIp, session.user_id ?? undefined),
         });
       });
     },

@@ -93,6 +93,8 @@ export const routePermissions: Readonly<Record<string, Permission>> = {
   'GET /messages/mo': 'read',
   'GET /statistics/daily': 'read',
   'GET /metrics/consumption': 'read',
+  'GET /account/prices': 'read',
+  'GET /audit': 'read',
   'POST /list': 'lists',
   'GET /lists': 'read',
   'GET /list/:id': 'read',

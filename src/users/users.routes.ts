@@ -35,6 +35,6 @@ export function userLinkRoutes(app: App, users: UsersService): void {
   app.post(
     '/users/accept',
     { schema: { body: AcceptBody, response: UserAnswer, security: [] } },
-    async (req) => ok({ user: await users.accept(req.body.user) }),
+    async (req) => ok({ user: await users.accept(req.body.user, req.ip) }),
   );
 }

@@ -1,6 +1,7 @@
 // Users of an account: their sign-in (the console's), roles, invitations and one-time links, the owner's API
 // (GET/POST/PUT/DELETE /users, POST /users/accept) and the operator's commands (`pigeon user …`).
 import { createHash, randomBytes } from 'node:crypto';
+import { type AuditTrail, withEntry } from '../shared/audit-trail.ts';
 import { type AuthContext, type Role, roles } from '../shared/auth-context.ts';
 import type { Clock } from '../shared/clock.ts';
 import { normalEmail } from '../shared/email-address.ts';
@@ -53,6 +54,8 @@ export function createUsersService(deps: {
   consoleUrl: string;
   /** How long a link works. */
   linkTtlMs: number;
+  /** The audit log: each change of a user, in its transaction (`auth` absent: the operator's CLI). */
+  audit: AuditTrail;
 }) {
   const { db, clock, passwords, accounts } = deps;
   const { wallTime } = zonedTime(deps.timezone);
@@ -113,7 +116,13 @@ export function createUsersService(deps: {
    * Changes one user of the account (its role, or its removal with `role` null) in a transaction that locks
    * the account's users: an account always keeps an owner.
    */
-  async function change(accountId: number, userId: number, raw: unknown, role: Role | null): Promise<void> {
+  async function change(
+    auth: AuthContext | undefined,
+    accountId: number,
+    userId: number,
+    raw: unknown,
+    role: Role | null,
+  ): Promise<void> {
     await db.transaction().execute(async (tx) => {
       const users = await usersRepo.rolesForUpdate(tx, deps.dialect, accountId);
       const target = users.find((u) => Number(u.id) === userId);
@@ -126,11 +135,24 @@ export function createUsersService(deps: {
       }
       if (role === null) await usersRepo.delete(tx, accountId, userId);
       else await usersRepo.setRole(tx, accountId, userId, role);
+      await deps.audit.record(tx, {
+        accountId,
+        auth,
+        action: role === null ? 'user.remove' : 'user.change_role',
+        objectType: 'user',
+        objectId: userId,
+      });
     });
   }
 
   /** Creates an invited user (no password) with a link; e-mails it when there is a mailer. */
-  async function invite(accountId: number, rawEmail: unknown, rawRole: unknown, mail: 'always' | 'if-set') {
+  async function invite(
+    auth: AuthContext | undefined,
+    accountId: number,
+    rawEmail: unknown,
+    rawRole: unknown,
+    mail: 'always' | 'if-set',
+  ) {
     const email = emailOf(rawEmail);
     const role = roleOf(rawRole);
     if (mail === 'always' && !deps.mailer) {
@@ -148,6 +170,13 @@ export function createUsersService(deps: {
           password_hash: null,
           role,
           created_at: clock.now(),
+        });
+        await deps.audit.record(tx, {
+          accountId,
+          auth,
+          action: 'user.invite',
+          objectType: 'user',
+          objectId: id,
         });
         return { id, link: await openLink(tx, id) };
       });
@@ -205,6 +234,17 @@ export function createUsersService(deps: {
       return { ...auth, userId: Number(user.id), role: roleOf(user.role, 'role') };
     },
 
+    /** A user's e-mail, read in the caller's transaction (the audit log names a console user so). */
+    async email(ex: Executor, userId: number): Promise<string | null> {
+      return (await usersRepo.find(ex, userId))?.email ?? null;
+    },
+
+    /** The account of the user an e-mail names (any case), if any: a failed sign-in's entry goes to it. */
+    async accountOfEmail(rawEmail: string): Promise<number | undefined> {
+      const user = await usersRepo.findByEmail(db, rawEmail.trim().toLowerCase());
+      return user === undefined ? undefined : Number(user.account_id);
+    },
+
     /** The user behind a console session, read again on every request: undefined once removed. */
     async sessionUser(userId: number) {
       const user = await usersRepo.find(db, userId);
@@ -219,7 +259,7 @@ export function createUsersService(deps: {
 
     /** POST /users: invites a user by e-mail (SMTP_URL needed); the link goes to the e-mail only. */
     async invite(auth: AuthContext, input: { email?: unknown; role?: unknown }) {
-      const { user, expires_at } = await invite(auth.accountId, input.email, input.role, 'always');
+      const { user, expires_at } = await invite(auth, auth.accountId, input.email, input.role, 'always');
       return { ...user, invitation_expires_at: expires_at };
     },
 
@@ -227,7 +267,7 @@ export function createUsersService(deps: {
     async changeRole(auth: AuthContext, rawId: string, input: { role?: unknown }) {
       const id = idIn(rawId);
       if (id === undefined) throw noSuchUser(rawId);
-      await change(auth.accountId, id, rawId, roleOf(input.role));
+      await change(auth, auth.accountId, id, rawId, roleOf(input.role));
       return view(await anyUser(id));
     },
 
@@ -235,7 +275,7 @@ export function createUsersService(deps: {
     async remove(auth: AuthContext, rawId: string) {
       const id = idIn(rawId);
       if (id === undefined) throw noSuchUser(rawId);
-      await change(auth.accountId, id, rawId, null);
+      await change(auth, auth.accountId, id, rawId, null);
       return idOut(id);
     },
 
@@ -243,7 +283,7 @@ export function createUsersService(deps: {
      * POST /users/accept: a link's token and a new password. The link works once and until it expires; a
      * wrong, used or expired one is -1 and changes nothing.
      */
-    async accept(input: { token?: unknown; password?: unknown }) {
+    async accept(input: { token?: unknown; password?: unknown }, clientIp: string | null = null) {
       const token = typeof input.token === 'string' ? input.token.trim() : '';
       if (token === '') throw ApiError.data('user.token is required: the one in the link');
       const hash = hashLink(token);
@@ -254,7 +294,20 @@ export function createUsersService(deps: {
         throw ApiError.auth('this link has expired: ask the account owner (or the operator) for a new one');
       }
       const password = checkNewPassword(input.password, pending.email);
-      const used = await usersRepo.useLink(db, hash, await passwords.hash(password), now);
+      const passwordHash = await passwords.hash(password);
+      const used = await db.transaction().execute(async (tx) => {
+        const row = await usersRepo.useLink(tx, hash, passwordHash, now);
+        if (!row) return undefined;
+        // The link's holder acts: the user whose password it sets.
+        await deps.audit.record(tx, {
+          accountId: Number(row.account_id),
+          action: 'user.set_password',
+          objectType: 'user',
+          objectId: Number(row.id),
+          actor: { kind: 'user', id: Number(row.id), ip: clientIp },
+        });
+        return row;
+      });
       if (!used) throw ApiError.auth('this link is unknown or was already used');
       return view(await anyUser(Number(used.id)));
     },
@@ -262,7 +315,7 @@ export function createUsersService(deps: {
     /** `pigeon user add ACCOUNT_ID EMAIL --role ROLE`: the user, its link (printed), e-mailed when SMTP is set. */
     async operatorAdd(accountId: number, email: string, role: string | undefined) {
       if (!(await accounts.exists(accountId))) throw ApiError.notFound(`account ${accountId} does not exist`);
-      const { user, link, expires_at, emailed } = await invite(accountId, email, role, 'if-set');
+      const { user, link, expires_at, emailed } = await invite(undefined, accountId, email, role, 'if-set');
       return { account_id: idOut(accountId), ...user, link, link_expires_at: expires_at, emailed };
     },
 
@@ -278,7 +331,7 @@ export function createUsersService(deps: {
     /** `pigeon user remove USER_ID`: as DELETE /users/:id, for any account; the last owner stays. */
     async operatorRemove(userId: number) {
       const user = await anyUser(userId);
-      await change(Number(user.account_id), userId, userId, null);
+      await change(undefined, Number(user.account_id), userId, userId, null);
       return { id: idOut(userId), account_id: idOut(user.account_id), removed: true };
     },
 
@@ -288,7 +341,17 @@ export function createUsersService(deps: {
      */
     async operatorResetPassword(userId: number) {
       const user = await anyUser(userId);
-      const { link, expires_at } = await openLink(db, userId);
+      const { link, expires_at } = await withEntry(
+        db,
+        deps.audit,
+        {
+          accountId: Number(user.account_id),
+          action: 'user.reset_password',
+          objectType: 'user',
+          objectId: userId,
+        },
+        (tx) => openLink(tx, userId),
+      );
       return { id: idOut(userId), email: user.email, link, link_expires_at: expires_at };
     },
   };

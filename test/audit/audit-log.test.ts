@@ -74,6 +74,8 @@ const unchanging = new Map([
   ['POST /console/session', 'covered by the sign-in tests below (it has no token)'],
   ['PUT /console/session/account', 'covered by the sign-in tests below (it needs a session)'],
   ['DELETE /console/session', 'covered by the sign-in tests below (it needs a session)'],
+  ['POST /users', 'covered in test/users/users.test.ts (an invitation needs SMTP_URL)'],
+  ['POST /users/accept', 'covered in test/users/users.test.ts (it needs an e-mailed link)'],
 ]);
 
 const message = { text: 'Hello', sender: 'Pigeon' };
@@ -417,6 +419,32 @@ describeEachDialect('audit log', (h) => {
           return { method: 'DELETE', url: `/smpp/user/d${f.parent.id}`, token: t };
         },
       },
+      {
+        route: 'PUT /users/:id',
+        action: 'user.change_role',
+        objectType: 'user',
+        request: async () => {
+          const added = await h().deps.services.users.operatorAdd(
+            f.parent.id,
+            `r${f.parent.id}@example.com`,
+            'viewer',
+          );
+          return { method: 'PUT', url: `/users/${added.id}`, json: { user: { role: 'sender' } }, token: t };
+        },
+      },
+      {
+        route: 'DELETE /users/:id',
+        action: 'user.remove',
+        objectType: 'user',
+        request: async () => {
+          const added = await h().deps.services.users.operatorAdd(
+            f.parent.id,
+            `d${f.parent.id}@example.com`,
+            'viewer',
+          );
+          return { method: 'DELETE', url: `/users/${added.id}`, token: t };
+        },
+      },
     ];
 
     // Every registered route that changes something has its case (or says why it has none).
@@ -524,7 +552,8 @@ describeEachDialect('audit log', (h) => {
     const cookie = String(right.headers['set-cookie']).split(';')[0];
     const csrf = right.body.session.csrf_token;
     const sessionHeaders = { cookie, 'x-csrf-token': csrf };
-    // A change made with the session: its actor is the account's own sign-in, named by its e-mail.
+    // A change made with the session: its actor is the user who signed in (the account's owner), named by its
+    // e-mail; the failed sign-in names the e-mail tried, no user.
     const hook = await from(h(), 'POST', '/webhook', {
       json: { webhook: { type: 'DLR', url: 'https://c.example/dlr' } },
       headers: sessionHeaders,
@@ -533,9 +562,10 @@ describeEachDialect('audit log', (h) => {
     const out = await from(h(), 'DELETE', '/console/session', { headers: sessionHeaders });
     expect(out.body.status).toBe(1);
     const written = await entriesAfter(h(), before);
-    const user = { actor_kind: 'user', actor_id: null, actor_label: email, ip, account_id: accountId };
+    const tried = { actor_kind: 'user', actor_id: null, actor_label: email, ip, account_id: accountId };
+    const user = { ...tried, actor_id: String(right.body.session.user_id) };
     expect(written).toMatchObject([
-      { ...user, action: 'session.sign_in_failed' },
+      { ...tried, action: 'session.sign_in_failed' },
       { ...user, action: 'session.sign_in' },
       { ...user, action: 'webhook.create', object_type: 'webhook' },
       { ...user, action: 'session.sign_out' },

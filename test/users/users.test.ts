@@ -60,7 +60,8 @@ for (const dialect of availableDialects()) {
     });
 
     it('an invitation is e-mailed; its link sets the password once, then signs the user in', async () => {
-      const { as } = await ownerSession();
+      const owner = await ownerSession();
+      const { as } = owner;
       const email = `Invited.${Date.now()}@Example.com`;
       const invited = await as('POST', '/users', { json: { user: { email, role: 'sender' } } });
       expect(invited.body).toMatchObject({
@@ -108,6 +109,24 @@ for (const dialect of availableDialects()) {
         json: { user: { token: 'x'.repeat(43), password: userPassword } },
       });
       expect(guessed.body.status).toBe(-1);
+      // The audit log has the invitation (by the owner) and the password set (by the invited user), once each.
+      const userId = Number(invited.body.user.id);
+      const entries = await h()
+        .deps.store.db.selectFrom('audit_log')
+        .select(['action', 'actor_kind', 'actor_id', 'actor_label'])
+        .where('object_type', '=', 'user')
+        .where('object_id', '=', String(userId))
+        .orderBy('id')
+        .execute();
+      expect(entries).toEqual([
+        expect.objectContaining({ action: 'user.invite', actor_kind: 'user', actor_label: owner.email }),
+        {
+          action: 'user.set_password',
+          actor_kind: 'user',
+          actor_id: String(userId),
+          actor_label: email.toLowerCase(),
+        },
+      ]);
     });
 
     it('an expired link is refused; the operator opens a new one', async () => {
