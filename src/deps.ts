@@ -55,7 +55,7 @@ import { createSmppUsersService, type SmppUsersService } from './smpp-server/smp
 import { openStore, type Store } from './store/db.ts';
 import { migrate, migrations } from './store/migrate.ts';
 import { postgresNudges } from './store/notify.ts';
-import { mayGrantScope } from './users/permissions.ts';
+import { mayGrantScope, rightsOfRole } from './users/permissions.ts';
 import { createUsersService, type UsersService } from './users/users.service.ts';
 import { webhookLeaseGuardMs } from './webhooks/dispatch-policy.ts';
 import { createUrlGuard, type UrlGuard } from './webhooks/url-guard.ts';
@@ -457,6 +457,7 @@ export async function createDeps(
       sessionContext: (signedInId, accountId) => tokens.sessionContext(signedInId, accountId),
       user: (userId) => users.sessionUser(userId),
       account: (auth) => accounts.account(auth),
+      rights: rightsOfRole,
     },
     sessionHours: config.CONSOLE_SESSION_HOURS,
     timeZone: config.TIMEZONE,

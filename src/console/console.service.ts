@@ -25,6 +25,8 @@ export interface ConsoleAccounts {
   /** The user behind a session, read on every request: undefined once removed. */
   user(userId: number): Promise<{ accountId: number; email: string; role: Role } | undefined>;
   account(auth: AuthContext): Promise<AccountView>;
+  /** What a role may do (the users' permission table): its permissions and the API routes they open. */
+  rights(role: Role): { permissions: string[]; routes: string[] };
 }
 
 export interface ConsoleServiceDeps {
@@ -47,6 +49,9 @@ export interface SessionView {
   user_id: number;
   email: string;
   role: Role;
+  /** What that role may do now: its permissions, and the API routes (`POST /send`) they open. */
+  permissions: string[];
+  routes: string[];
   /** The account whose view the session shows (the signed-in one, or a sub-account after a switch). */
   account_id: number;
   /** That account's parent, if it is a sub-account. */
@@ -129,6 +134,7 @@ export function createConsoleService(deps: ConsoleServiceDeps) {
       user_id: session.user_id,
       email: user.email,
       role: user.role,
+      ...accounts.rights(user.role),
       account_id: auth.accountId,
       parent_id: auth.parentId,
       account: await accounts.account(auth),
