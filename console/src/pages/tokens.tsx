@@ -7,7 +7,7 @@ import { api } from '../api.ts';
 import { ConfirmButton, errorFor, formLevelError, SecretOnce } from '../components/account-parts.tsx';
 import { ErrorNotice, Loading, Notice, PageTitle, TextField, useAction, useLoad } from '../components/ui.tsx';
 import { formatDate, formatNumber } from '../format.ts';
-import { useSession } from '../session.ts';
+import { useMay, useSession } from '../session.ts';
 
 /** The token just created, with the name the form gave it (POST /token does not echo it). */
 type Created = Pick<CreatedTokenView, 'token' | 'token_id'> & { name: string };
@@ -30,6 +30,7 @@ function duration(seconds: number): string {
 
 export function TokensPage() {
   const { session } = useSession();
+  const may = useMay();
   const tokens = useLoad(() => api<{ tokens: TokenInfoView[] }>('GET', '/token').then((a) => a.tokens), []);
   const [name, setName] = useState('');
   const [ttl, setTtl] = useState('');
@@ -91,7 +92,7 @@ export function TokensPage() {
       ) : !tokens.data ? (
         <Loading what="Loading your tokens" />
       ) : tokens.data.length === 0 ? (
-        <p class="empty">No tokens: create one below.</p>
+        <p class="empty">No tokens{may('POST /token') ? ': create one below' : ''}.</p>
       ) : (
         <div class="table-wrap">
           <table class="account-table">
@@ -142,14 +143,16 @@ export function TokensPage() {
                     </span>
                   </td>
                   <td class="account-row-actions">
-                    <ConfirmButton
-                      label="Revoke"
-                      ariaLabel={`Revoke ${t.name}`}
-                      question={<>Revoke “{t.name}”? Programs using it will be refused.</>}
-                      confirmLabel="Yes, revoke"
-                      pending={revoke.pending}
-                      onConfirm={() => revoke.act(t)}
-                    />
+                    {may('DELETE /token/:id') && (
+                      <ConfirmButton
+                        label="Revoke"
+                        ariaLabel={`Revoke ${t.name}`}
+                        question={<>Revoke “{t.name}”? Programs using it will be refused.</>}
+                        confirmLabel="Yes, revoke"
+                        pending={revoke.pending}
+                        onConfirm={() => revoke.act(t)}
+                      />
+                    )}
                   </td>
                 </tr>
               ))}
@@ -158,52 +161,56 @@ export function TokensPage() {
         </div>
       )}
 
-      <form
-        class="card account-form"
-        noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
-          setNotice('');
-          const next = {
-            name:
-              name.trim() === '' ? 'Give the token a name, such as the program that will use it.' : undefined,
-            ttl:
-              ttl.trim() !== '' && !/^\d+$/.test(ttl.trim())
-                ? 'Enter a whole number of seconds, or leave it empty for a token that does not expire.'
-                : undefined,
-          };
-          setInvalid(next);
-          if (!next.name && !next.ttl) void create.act();
-        }}
-      >
-        <h2>New token</h2>
-        <ErrorNotice error={formError} />
-        <TextField
-          label="Name"
-          value={name}
-          onValue={setName}
-          maxLength={255}
-          error={invalid.name ?? fieldError('name')}
-        />
-        <TextField
-          label="Lifetime in seconds (optional)"
-          inputMode="numeric"
-          value={ttl}
-          onValue={setTtl}
-          hint="Empty: the token does not expire. 86400 is a day, 7776000 ninety days."
-          error={invalid.ttl ?? fieldError('ttl')}
-        />
-        <TextField
-          label="Allowed IP addresses (optional)"
-          value={ips}
-          onValue={setIps}
-          hint="IP addresses or CIDR blocks, separated by commas or spaces. Empty: any address."
-          error={fieldError('allowed_ips')}
-        />
-        <button type="submit" disabled={create.pending}>
-          {create.pending ? 'Creating…' : 'Create token'}
-        </button>
-      </form>
+      {may('POST /token') && (
+        <form
+          class="card account-form"
+          noValidate
+          onSubmit={(e) => {
+            e.preventDefault();
+            setNotice('');
+            const next = {
+              name:
+                name.trim() === ''
+                  ? 'Give the token a name, such as the program that will use it.'
+                  : undefined,
+              ttl:
+                ttl.trim() !== '' && !/^\d+$/.test(ttl.trim())
+                  ? 'Enter a whole number of seconds, or leave it empty for a token that does not expire.'
+                  : undefined,
+            };
+            setInvalid(next);
+            if (!next.name && !next.ttl) void create.act();
+          }}
+        >
+          <h2>New token</h2>
+          <ErrorNotice error={formError} />
+          <TextField
+            label="Name"
+            value={name}
+            onValue={setName}
+            maxLength={255}
+            error={invalid.name ?? fieldError('name')}
+          />
+          <TextField
+            label="Lifetime in seconds (optional)"
+            inputMode="numeric"
+            value={ttl}
+            onValue={setTtl}
+            hint="Empty: the token does not expire. 86400 is a day, 7776000 ninety days."
+            error={invalid.ttl ?? fieldError('ttl')}
+          />
+          <TextField
+            label="Allowed IP addresses (optional)"
+            value={ips}
+            onValue={setIps}
+            hint="IP addresses or CIDR blocks, separated by commas or spaces. Empty: any address."
+            error={fieldError('allowed_ips')}
+          />
+          <button type="submit" disabled={create.pending}>
+            {create.pending ? 'Creating…' : 'Create token'}
+          </button>
+        </form>
+      )}
     </section>
   );
 }
