@@ -76,13 +76,19 @@ describe('console for teams', () => {
     return email;
   }
 
-  it('a viewer sees the figures and lists, and no send, create or delete; a page it cannot open says so', async () => {
+  /** A user of this role of a new account with one list, signed in to the console, its role in the top bar. */
+  async function signedInAs(role: Role) {
     const account = await accountWithList();
-    const email = await userOf(account.id, 'viewer');
+    const email = await userOf(account.id, role);
     const context = await f.context();
     const page = await context.newPage();
     await f.signIn(page, email, userPassword);
-    expect(await page.getByTestId('user').textContent()).toBe(`${email} viewer`);
+    expect(await page.getByTestId('user').textContent()).toBe(`${email} ${role}`);
+    return { context, page };
+  }
+
+  it('a viewer sees the figures and lists, and no send, create or delete; a page it cannot open says so', async () => {
+    const { context, page } = await signedInAs('viewer');
     expect(await navLinks(page).allTextContents()).toEqual(withoutSendOrUsers);
     // The dashboard's figures, without its send button.
     await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
@@ -142,12 +148,7 @@ describe('console for teams', () => {
   });
 
   it('a sender sends and manages lists, but has no tokens, webhooks, billing or users to change', async () => {
-    const account = await accountWithList();
-    const email = await userOf(account.id, 'sender');
-    const context = await f.context();
-    const page = await context.newPage();
-    await f.signIn(page, email, userPassword);
-    expect(await page.getByTestId('user').textContent()).toBe(`${email} sender`);
+    const { context, page } = await signedInAs('sender');
     expect(await navLinks(page).allTextContents()).toEqual(everyPage.filter((p) => p !== 'Users'));
 
     await open(page, 'Lists', 'Lists');
@@ -173,6 +174,34 @@ describe('console for teams', () => {
     expect(await page.getByRole('heading', { name: 'New sub-account' }).count()).toBe(0);
     await page.goto('/console/users');
     await page.getByText('Your role (sender) does not give access to this page').waitFor();
+    await context.close();
+  });
+
+  it('a developer creates tokens no wider than its role, and webhooks, but sends nothing', async () => {
+    const { context, page } = await signedInAs('developer');
+    expect(await navLinks(page).allTextContents()).toEqual(withoutSendOrUsers);
+    await open(page, 'Tokens', 'API tokens');
+    // Only the read scope is within a developer's rights.
+    const scope = page.getByLabel('Scope');
+    expect(await scope.locator('option').allTextContents()).toEqual(['read: reads only']);
+    await page.getByLabel('Name', { exact: true }).fill('Dashboard reader');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const secret = (await page.locator('.secret code').textContent())!.trim();
+    const row = page.getByRole('row', { name: /Dashboard reader/ });
+    await expect.poll(() => row.locator('td[data-label="Scope"]').textContent()).toBe('read');
+    expect(await f.api(secret, 'GET', '/lists')).toMatchObject({ status: 1 });
+    expect(
+      await f.api(secret, 'POST', '/list', { list: { name: 'x', contacts: { gsm: [] } } }),
+    ).toMatchObject({
+      status: -1,
+    });
+    await row.getByRole('button', { name: 'Revoke Dashboard reader' }).waitFor();
+
+    await open(page, 'Webhooks', 'Webhooks');
+    await page.getByRole('button', { name: 'Add webhook' }).waitFor();
+    await open(page, 'Lists', 'Lists');
+    await page.getByRole('link', { name: 'Shop customers' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Delete Shop customers' }).count()).toBe(0);
     await context.close();
   });
 

@@ -69,6 +69,46 @@ export function TextField({ label, value, onValue, error, hint, ...rest }: Input
   );
 }
 
+/** A labelled drop-down of `options` (their value and what it shows). */
+export function SelectField({
+  label,
+  value,
+  onValue,
+  options,
+  error,
+  hint,
+  disabled,
+}: {
+  label: string;
+  value: string;
+  onValue: (value: string) => void;
+  options: readonly { value: string; label: string }[];
+  error?: string;
+  hint?: ComponentChildren;
+  disabled?: boolean;
+}) {
+  return (
+    <Field label={label} error={error} hint={hint}>
+      {(id, describedBy) => (
+        <select
+          id={id}
+          value={value}
+          disabled={disabled}
+          aria-invalid={error ? 'true' : undefined}
+          aria-describedby={describedBy}
+          onChange={(e) => onValue((e.target as HTMLSelectElement).value)}
+        >
+          {options.map((o) => (
+            <option key={o.value} value={o.value}>
+              {o.label}
+            </option>
+          ))}
+        </select>
+      )}
+    </Field>
+  );
+}
+
 export function Notice({
   kind,
   children,

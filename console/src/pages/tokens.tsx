@@ -3,9 +3,20 @@
 import './account.css';
 import { useState } from 'preact/hooks';
 import type { CreatedTokenView, TokenInfoView } from '../../../src/accounts/tokens.schemas.ts';
+import { type TokenScope, tokenScopes } from '../../../src/shared/auth-context.ts';
+import { scopeGrants } from '../../../src/users/permissions.ts';
 import { api } from '../api.ts';
 import { ConfirmButton, errorFor, formLevelError, SecretOnce } from '../components/account-parts.tsx';
-import { ErrorNotice, Loading, Notice, PageTitle, TextField, useAction, useLoad } from '../components/ui.tsx';
+import {
+  ErrorNotice,
+  Loading,
+  Notice,
+  PageTitle,
+  SelectField,
+  TextField,
+  useAction,
+  useLoad,
+} from '../components/ui.tsx';
 import { formatDate, formatNumber } from '../format.ts';
 import { useMay, useSession } from '../session.ts';
 
@@ -28,9 +39,25 @@ function duration(seconds: number): string {
   return `${formatNumber(seconds)} seconds`;
 }
 
+/**
+ * The scopes the signed-in user may give a token: those whose every right is the user's (nobody creates a
+ * token wider than itself), from the server's scope table and the session's permissions.
+ */
+function grantableScopes(own: readonly string[]): TokenScope[] {
+  return tokenScopes.filter((scope) => [...scopeGrants[scope]].every((p) => own.includes(p)));
+}
+
+const scopeMeaning: Record<TokenScope, string> = {
+  full: 'full: every right of the account (SMSFactor tokens)',
+  send: 'send: sends, cancels and reads',
+  read: 'read: reads only',
+};
+
 export function TokensPage() {
   const { session } = useSession();
   const may = useMay();
+  const scopes = grantableScopes(session.permissions);
+  const [scope, setScope] = useState<string>(scopes[0] ?? 'read');
   const tokens = useLoad(() => api<{ tokens: TokenInfoView[] }>('GET', '/token').then((a) => a.tokens), []);
   const [name, setName] = useState('');
   const [ttl, setTtl] = useState('');
@@ -50,6 +77,7 @@ export function TokensPage() {
           name: name.trim(),
           ...(ttl.trim() ? { ttl: Number(ttl.trim()) } : {}),
           ...(allowed.length > 0 ? { allowed_ips: allowed } : {}),
+          scope,
         },
       },
     });
@@ -66,7 +94,7 @@ export function TokensPage() {
     await tokens.reload();
   });
 
-  const fields = ['name', 'ttl', 'allowed_ips'];
+  const fields = ['name', 'ttl', 'allowed_ips', 'scope'];
   const fieldError = (field: string) => errorFor(create.error, fields, field);
   const formError = formLevelError(create.error, fields);
 
@@ -104,6 +132,7 @@ export function TokensPage() {
                 <th scope="col">Expires</th>
                 <th scope="col">Last used</th>
                 <th scope="col">Allowed IPs</th>
+                <th scope="col">Scope</th>
                 <th scope="col">Active</th>
                 <th scope="col">
                   <span class="account-hidden">Actions</span>
@@ -137,6 +166,7 @@ export function TokensPage() {
                       <span class="mono">{t.allowed_ips.join(', ')}</span>
                     )}
                   </td>
+                  <td data-label="Scope">{t.scope}</td>
                   <td data-label="Active">
                     <span class={`state state-${t.is_active ? 'live' : 'expired'}`}>
                       {t.is_active ? 'active' : 'expired'}
@@ -205,6 +235,14 @@ export function TokensPage() {
             onValue={setIps}
             hint="IP addresses or CIDR blocks, separated by commas or spaces. Empty: any address."
             error={fieldError('allowed_ips')}
+          />
+          <SelectField
+            label="Scope"
+            options={scopes.map((s) => ({ value: s, label: scopeMeaning[s] }))}
+            value={scope}
+            onValue={setScope}
+            hint="What programs holding the token may do. A token is never given more rights than your role has."
+            error={fieldError('scope')}
           />
           <button type="submit" disabled={create.pending}>
             {create.pending ? 'Creating…' : 'Create token'}

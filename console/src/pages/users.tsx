@@ -10,10 +10,10 @@ import { api } from '../api.ts';
 import { ConfirmButton, errorFor, formLevelError } from '../components/account-parts.tsx';
 import {
   ErrorNotice,
-  Field,
   Loading,
   Notice,
   PageTitle,
+  SelectField,
   TextField,
   useAction,
   useLoad,
@@ -29,40 +29,7 @@ function roleMeaning(role: Role): string {
     : permissions.filter((p) => grants.has(p)).join(', ');
 }
 
-function RoleSelect({
-  label,
-  value,
-  onValue,
-  error,
-  disabled,
-}: {
-  label: string;
-  value: string;
-  onValue: (role: string) => void;
-  error?: string;
-  disabled?: boolean;
-}) {
-  return (
-    <Field label={label} error={error}>
-      {(id, describedBy) => (
-        <select
-          id={id}
-          value={value}
-          disabled={disabled}
-          aria-invalid={error ? 'true' : undefined}
-          aria-describedby={describedBy}
-          onChange={(e) => onValue((e.target as HTMLSelectElement).value)}
-        >
-          {roles.map((r) => (
-            <option key={r} value={r}>
-              {r}: {roleMeaning(r)}
-            </option>
-          ))}
-        </select>
-      )}
-    </Field>
-  );
-}
+const roleOptions = roles.map((r) => ({ value: r, label: `${r}: ${roleMeaning(r)}` }));
 
 export function UsersPage() {
   const { session, refresh } = useSession();
@@ -135,8 +102,9 @@ export function UsersPage() {
                     {u.email === session.email && <span class="hint"> (you)</span>}
                   </td>
                   <td data-label="Role">
-                    <RoleSelect
+                    <SelectField
                       label={`Role of ${u.email}`}
+                      options={roleOptions}
                       value={u.role}
                       disabled={changeRole.pending}
                       onValue={(next) => void changeRole.act(u, next)}
@@ -184,8 +152,9 @@ export function UsersPage() {
           onValue={setEmail}
           error={missing ?? errorFor(invite.error, fields, 'email')}
         />
-        <RoleSelect
+        <SelectField
           label="Role"
+          options={roleOptions}
           value={role}
           onValue={setRole}
           error={errorFor(invite.error, fields, 'role')}
