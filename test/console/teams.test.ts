@@ -49,7 +49,7 @@ describe('console for teams', () => {
     await sink.close();
   });
 
-  /** An account with one list, made with its token. */
+  /** An account with one list and one campaign due in two days, made with its token. */
   async function accountWithList() {
     const account = await f.account({ credits: 500 });
     const list = await f.api(account.token, 'POST', '/list', {
@@ -59,7 +59,15 @@ describe('console for teams', () => {
       },
     });
     expect(list).toMatchObject({ status: 1 });
-    return account;
+    // Due in two days, on the wall clock of the API's time zone (`delay` is `Y-m-d H:i:s`).
+    const delay = new Date(Date.now() + 2 * 24 * 3_600_000)
+      .toLocaleString('sv-SE', { timeZone: f.deps.config.TIMEZONE, hourCycle: 'h23' })
+      .slice(0, 19);
+    const later = await f.api(account.token, 'POST', '/send', {
+      sms: { message: { text: 'See you tomorrow', delay }, recipients: { gsm: [{ value: '33612345680' }] } },
+    });
+    expect(later).toMatchObject({ status: 1 });
+    return { ...account, ticket: String(later.ticket) };
   }
 
   /** A user of the account with this role, added by the operator's service, its password set by its link. */
@@ -84,16 +92,20 @@ describe('console for teams', () => {
     const page = await context.newPage();
     await f.signIn(page, email, userPassword);
     expect(await page.getByTestId('user').textContent()).toBe(`${email} ${role}`);
-    return { context, page };
+    return { context, page, ticket: account.ticket };
   }
 
   it('a viewer sees the figures and lists, and no send, create or delete; a page it cannot open says so', async () => {
-    const { context, page } = await signedInAs('viewer');
+    const { context, page, ticket } = await signedInAs('viewer');
     expect(await navLinks(page).allTextContents()).toEqual(withoutSendOrUsers);
     // The dashboard's figures, without its send button.
     await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
-    await page.getByText('No campaign yet.').waitFor();
+    await page.getByRole('link', { name: `Campaign ${ticket}` }).waitFor();
     expect(await page.getByRole('link', { name: /Send/ }).count()).toBe(0);
+    // A scheduled campaign's page, without its cancel button.
+    await page.getByRole('link', { name: `Campaign ${ticket}` }).click();
+    await page.getByText('Waiting for its due time.').waitFor();
+    expect(await page.getByRole('button', { name: 'Cancel campaign' }).count()).toBe(0);
 
     await open(page, 'Lists', 'Lists');
     await page.getByRole('link', { name: 'Shop customers' }).waitFor();
@@ -148,8 +160,10 @@ describe('console for teams', () => {
   });
 
   it('a sender sends and manages lists, but has no tokens, webhooks, billing or users to change', async () => {
-    const { context, page } = await signedInAs('sender');
+    const { context, page, ticket } = await signedInAs('sender');
     expect(await navLinks(page).allTextContents()).toEqual(everyPage.filter((p) => p !== 'Users'));
+    await page.goto(`/console/campaigns/${ticket}`);
+    await page.getByRole('button', { name: 'Cancel campaign' }).waitFor();
 
     await open(page, 'Lists', 'Lists');
     await page.getByRole('button', { name: 'Delete Shop customers' }).waitFor();
