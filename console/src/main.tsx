@@ -119,10 +119,13 @@ function Shell({ state, children }: { state: SessionState; children: ComponentCh
           Menu
         </button>
         <div class="who">
-          <span class="who-name">
-            {name}
-            {sub && <span class="badge">sub-account</span>}
-          </span>
+          {/* The account's name, when it says more than the signed-in user's e-mail beside it. */}
+          {(sub || name !== session.email) && (
+            <span class="who-name">
+              {name}
+              {sub && <span class="badge">sub-account</span>}
+            </span>
+          )}
           <span class="who-user" data-testid="user">
             {session.email} <span class="badge badge-role">{session.role}</span>
           </span>

@@ -69,16 +69,7 @@ export function TextField({ label, value, onValue, error, hint, ...rest }: Input
   );
 }
 
-/** A labelled drop-down of `options` (their value and what it shows). */
-export function SelectField({
-  label,
-  value,
-  onValue,
-  options,
-  error,
-  hint,
-  disabled,
-}: {
+type SelectProps = {
   label: string;
   value: string;
   onValue: (value: string) => void;
@@ -86,24 +77,48 @@ export function SelectField({
   error?: string;
   hint?: ComponentChildren;
   disabled?: boolean;
-}) {
+};
+
+/**
+ * A drop-down of `options` (their value and what it shows). Alone, `label` names it without showing it (a table's
+ * cell); `SelectField` shows it as the other fields do.
+ */
+export function Select({
+  label,
+  value,
+  onValue,
+  options,
+  disabled,
+  ...rest
+}: SelectProps & Omit<JSX.SelectHTMLAttributes<HTMLSelectElement>, 'label' | 'value'>) {
   return (
-    <Field label={label} error={error} hint={hint}>
+    <select
+      aria-label={rest.id ? undefined : label}
+      value={value}
+      disabled={disabled}
+      onChange={(e) => onValue((e.target as HTMLSelectElement).value)}
+      {...rest}
+    >
+      {options.map((o) => (
+        <option key={o.value} value={o.value}>
+          {o.label}
+        </option>
+      ))}
+    </select>
+  );
+}
+
+/** A labelled drop-down of `options`, with its error and hint, like the other fields. */
+export function SelectField({ error, hint, ...select }: SelectProps) {
+  return (
+    <Field label={select.label} error={error} hint={hint}>
       {(id, describedBy) => (
-        <select
+        <Select
+          {...select}
           id={id}
-          value={value}
-          disabled={disabled}
           aria-invalid={error ? 'true' : undefined}
           aria-describedby={describedBy}
-          onChange={(e) => onValue((e.target as HTMLSelectElement).value)}
-        >
-          {options.map((o) => (
-            <option key={o.value} value={o.value}>
-              {o.label}
-            </option>
-          ))}
-        </select>
+        />
       )}
     </Field>
   );

@@ -13,6 +13,7 @@ import {
   Loading,
   Notice,
   PageTitle,
+  Select,
   SelectField,
   TextField,
   useAction,
@@ -102,7 +103,7 @@ export function UsersPage() {
                     {u.email === session.email && <span class="hint"> (you)</span>}
                   </td>
                   <td data-label="Role">
-                    <SelectField
+                    <Select
                       label={`Role of ${u.email}`}
                       options={roleOptions}
                       value={u.role}
@@ -137,6 +138,8 @@ export function UsersPage() {
         onSubmit={(e) => {
           e.preventDefault();
           setNotice('');
+          changeRole.setError(undefined);
+          remove.setError(undefined);
           const why = email.trim() === '' ? 'Enter the e-mail address to send the invitation to.' : undefined;
           setMissing(why);
           if (!why) void invite.act();
