@@ -219,6 +219,27 @@ describe('console for teams', () => {
     await context.close();
   });
 
+  it('an admin has every page but users, and billing read-only', async () => {
+    const { context, page } = await signedInAs('admin');
+    expect(await navLinks(page).allTextContents()).toEqual(everyPage.filter((p) => p !== 'Users'));
+    await open(page, 'Tokens', 'API tokens');
+    await page.getByRole('button', { name: 'Create token' }).waitFor();
+    await open(page, 'Webhooks', 'Webhooks');
+    await page.getByRole('button', { name: 'Add webhook' }).waitFor();
+    await open(page, 'Lists', 'Lists');
+    await page.getByRole('button', { name: 'Delete Shop customers' }).waitFor();
+    // Billing: sub-accounts' creation and the balance alert's setting are the owner's.
+    await open(page, 'Sub-accounts', 'Sub-accounts');
+    await page.getByText('No sub-accounts yet.').waitFor();
+    expect(await page.getByRole('heading', { name: 'New sub-account' }).count()).toBe(0);
+    await open(page, 'Balance alert', 'Balance alert');
+    expect(await page.getByLabel('Trigger (credits)').isDisabled()).toBe(true);
+    expect(await page.getByRole('button', { name: 'Save the alert' }).count()).toBe(0);
+    await page.goto('/console/users');
+    await page.getByText('Your role (admin) does not give access to this page').waitFor();
+    await context.close();
+  });
+
   it('the owner invites a user by e-mail, who signs in with its role; a role change reaches its open page; the last owner stays', async () => {
     const owner = await accountWithList();
     const ownerContext = await f.context();
