@@ -57,7 +57,7 @@ import { createSmppUsersService, type SmppUsersService } from './smpp-server/smp
 import { openStore, type Store } from './store/db.ts';
 import { migrate, migrations } from './store/migrate.ts';
 import { postgresNudges } from './store/notify.ts';
-import { mayGrantScope } from './users/permissions.ts';
+import { mayGrantScope, rightsOfRole } from './users/permissions.ts';
 import { createUsersService, type UsersService } from './users/users.service.ts';
 import { webhookLeaseGuardMs } from './webhooks/dispatch-policy.ts';
 import { createUrlGuard, type UrlGuard } from './webhooks/url-guard.ts';
@@ -502,6 +502,7 @@ export async function createDeps(
       account: (auth) => accounts.account(auth),
       // Console sign-ins are users': a failure is the account of the user the e-mail names.
       idByEmail: (email) => users.accountOfEmail(email),
+      rights: rightsOfRole,
     },
     audit,
     sessionHours: config.CONSOLE_SESSION_HOURS,

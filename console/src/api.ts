@@ -40,6 +40,16 @@ export function onSignedOut(listener: () => void): () => void {
   return () => signedOutListeners.delete(listener);
 }
 
+/**
+ * Listeners told when a call is refused for the user's role (-1, "may not do this"): the role changed since
+ * the page read its session, which the page reads again so its controls follow the role it has now.
+ */
+const refusedListeners = new Set<() => void>();
+export function onRoleRefused(listener: () => void): () => void {
+  refusedListeners.add(listener);
+  return () => refusedListeners.delete(listener);
+}
+
 export async function api<T = Record<string, unknown>>(
   method: 'GET' | 'POST' | 'PUT' | 'DELETE',
   path: string,
@@ -74,6 +84,8 @@ export async function api<T = Record<string, unknown>>(
       response.status,
     );
     if (failure.status === -1 && /session/.test(failure.details)) for (const l of signedOutListeners) l();
+    else if (failure.status === -1 && /may not do this/.test(failure.details))
+      for (const l of refusedListeners) l();
     throw failure;
   }
   return payload as T;

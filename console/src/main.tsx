@@ -5,7 +5,7 @@ import './style.css';
 import type { ComponentChildren } from 'preact';
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiFailure, api, errorText, onSignedOut, useCsrfToken } from './api.ts';
+import { ApiFailure, api, errorText, onRoleRefused, onSignedOut, useCsrfToken } from './api.ts';
 import { formatNumber } from './format.ts';
 import { AcceptPage } from './pages/accept.tsx';
 import { AlertPage } from './pages/alert.tsx';
@@ -21,29 +21,54 @@ import { SignInPage } from './pages/sign-in.tsx';
 import { SmppUsersPage } from './pages/smpp-users.tsx';
 import { SubAccountsPage } from './pages/sub-accounts.tsx';
 import { TokensPage } from './pages/tokens.tsx';
+import { UsersPage } from './pages/users.tsx';
 import { WebhookPage } from './pages/webhook.tsx';
 import { WebhooksPage } from './pages/webhooks.tsx';
 import { linkTo, match, navigate, useLocation } from './router.ts';
-import { actingAsSubAccount, type Session, SessionContext, type SessionState } from './session.ts';
+import { actingAsSubAccount, mayCall, type Session, SessionContext, type SessionState } from './session.ts';
 
-/** The pages, by path; the first that matches is shown. */
-const routes: { path: string; title: string; page: (params: Record<string, string>) => ComponentChildren }[] =
-  [
-    { path: '/', title: 'Dashboard', page: () => <DashboardPage /> },
-    { path: '/campaigns', title: 'Campaigns', page: () => <CampaignsPage /> },
-    { path: '/campaigns/:ticket', title: 'Campaign', page: (p) => <CampaignPage ticket={p.ticket} /> },
-    { path: '/send', title: 'Send', page: () => <SendPage /> },
-    { path: '/lists', title: 'Lists', page: () => <ListsPage /> },
-    { path: '/lists/:id', title: 'List', page: (p) => <ListPage id={p.id} /> },
-    { path: '/blacklist', title: 'Blacklist and NPAI', page: () => <BlacklistPage /> },
-    { path: '/tokens', title: 'API tokens', page: () => <TokensPage /> },
-    { path: '/smpp-users', title: 'SMPP users', page: () => <SmppUsersPage /> },
-    { path: '/webhooks', title: 'Webhooks', page: () => <WebhooksPage /> },
-    { path: '/webhooks/:id', title: 'Webhook', page: (p) => <WebhookPage id={p.id} /> },
-    { path: '/alert', title: 'Balance alert', page: () => <AlertPage /> },
-    { path: '/sub-accounts', title: 'Sub-accounts', page: () => <SubAccountsPage /> },
-    { path: '/audit', title: 'Audit log', page: () => <AuditPage /> },
-  ];
+/**
+ * The pages, by path; the first that matches is shown. `needs` is the API route a page cannot work without
+ * (its first read, or the change it exists for): a role that may not call it is not shown the page in the
+ * navigation, and is told so if it opens it.
+ */
+const routes: {
+  path: string;
+  title: string;
+  needs: string;
+  page: (params: Record<string, string>) => ComponentChildren;
+}[] = [
+  { path: '/', title: 'Dashboard', needs: 'GET /credits', page: () => <DashboardPage /> },
+  { path: '/campaigns', title: 'Campaigns', needs: 'GET /campaigns', page: () => <CampaignsPage /> },
+  {
+    path: '/campaigns/:ticket',
+    title: 'Campaign',
+    needs: 'GET /campaign/:ticket',
+    page: (p) => <CampaignPage ticket={p.ticket} />,
+  },
+  { path: '/send', title: 'Send', needs: 'POST /send', page: () => <SendPage /> },
+  { path: '/lists', title: 'Lists', needs: 'GET /lists', page: () => <ListsPage /> },
+  { path: '/lists/:id', title: 'List', needs: 'GET /list/:id', page: (p) => <ListPage id={p.id} /> },
+  { path: '/blacklist', title: 'Blacklist and NPAI', needs: 'GET /blacklist', page: () => <BlacklistPage /> },
+  { path: '/tokens', title: 'API tokens', needs: 'GET /token', page: () => <TokensPage /> },
+  { path: '/smpp-users', title: 'SMPP users', needs: 'GET /smpp/user', page: () => <SmppUsersPage /> },
+  { path: '/webhooks', title: 'Webhooks', needs: 'GET /webhook', page: () => <WebhooksPage /> },
+  {
+    path: '/webhooks/:id',
+    title: 'Webhook',
+    needs: 'GET /webhook/:id',
+    page: (p) => <WebhookPage id={p.id} />,
+  },
+  { path: '/alert', title: 'Balance alert', needs: 'GET /notification/balance', page: () => <AlertPage /> },
+  {
+    path: '/sub-accounts',
+    title: 'Sub-accounts',
+    needs: 'GET /sub-accounts',
+    page: () => <SubAccountsPage />,
+  },
+  { path: '/users', title: 'Users and roles', needs: 'GET /users', page: () => <UsersPage /> },
+  { path: '/audit', title: 'Audit log', needs: 'GET /audit', page: () => <AuditPage /> },
+];
 
 const nav: { path: string; label: string }[] = [
   { path: '/', label: 'Dashboard' },
@@ -56,8 +81,13 @@ const nav: { path: string; label: string }[] = [
   { path: '/webhooks', label: 'Webhooks' },
   { path: '/alert', label: 'Balance alert' },
   { path: '/sub-accounts', label: 'Sub-accounts' },
+  { path: '/users', label: 'Users' },
   { path: '/audit', label: 'Audit log' },
 ];
+
+/** Whether the session's role may open the page at `path` (every nav entry is a page of `routes`). */
+const mayOpen = (session: Session, path: string) =>
+  routes.some((r) => r.path === path && mayCall(session, r.needs));
 
 function Shell({ state, children }: { state: SessionState; children: ComponentChildren }) {
   const { session } = state;
@@ -92,9 +122,15 @@ function Shell({ state, children }: { state: SessionState; children: ComponentCh
           Menu
         </button>
         <div class="who">
-          <span class="who-name">
-            {name}
-            {sub && <span class="badge">sub-account</span>}
+          {/* The account's name, when it says more than the signed-in user's e-mail beside it. */}
+          {(sub || name !== session.email) && (
+            <span class="who-name">
+              {name}
+              {sub && <span class="badge">sub-account</span>}
+            </span>
+          )}
+          <span class="who-user" data-testid="user">
+            {session.email} <span class="badge badge-role">{session.role}</span>
           </span>
           <span class="who-balance" data-testid="balance">
             {account.unlimited ? 'unlimited credits' : `${formatNumber(account.credits)} credits`}
@@ -122,17 +158,19 @@ function Shell({ state, children }: { state: SessionState; children: ComponentCh
       {switchError && <p class="notice notice-error">{switchError}</p>}
       <nav id="nav" class={`nav${menuOpen ? ' open' : ''}`} aria-label="Console">
         <ul>
-          {nav.map((item) => {
-            const current =
-              item.path === '/' ? path === '/' : path === item.path || path.startsWith(`${item.path}/`);
-            return (
-              <li key={item.path}>
-                <a {...linkTo(item.path)} aria-current={current ? 'page' : undefined}>
-                  {item.label}
-                </a>
-              </li>
-            );
-          })}
+          {nav
+            .filter((item) => mayOpen(session, item.path))
+            .map((item) => {
+              const current =
+                item.path === '/' ? path === '/' : path === item.path || path.startsWith(`${item.path}/`);
+              return (
+                <li key={item.path}>
+                  <a {...linkTo(item.path)} aria-current={current ? 'page' : undefined}>
+                    {item.label}
+                  </a>
+                </li>
+              );
+            })}
         </ul>
       </nav>
       <main id="main" tabIndex={-1}>
@@ -148,6 +186,19 @@ function NotFound() {
       <h1>Not found</h1>
       <p>
         No console page here. <a {...linkTo('/')}>Go to the dashboard</a>.
+      </p>
+    </section>
+  );
+}
+
+/** A page the signed-in user's role may not open: said, rather than a page whose every call is refused. */
+function NotForRole({ title, role }: { title: string; role: string }) {
+  return (
+    <section>
+      <h1>{title}</h1>
+      <p class="notice notice-info" role="status">
+        Your role ({role}) does not give access to this page. Ask the account's owner if you need it.{' '}
+        <a {...linkTo('/')}>Go to the dashboard</a>.
       </p>
     </section>
   );
@@ -174,7 +225,13 @@ function App() {
   };
   useEffect(() => {
     void refresh();
-    return onSignedOut(() => adopt(null));
+    const unsubscribe = onSignedOut(() => adopt(null));
+    // A call refused for the role: the role changed since the session was read; read it again.
+    const unsubscribeRefused = onRoleRefused(() => void refresh());
+    return () => {
+      unsubscribe();
+      unsubscribeRefused();
+    };
   }, []);
 
   const route = routes.map((r) => ({ r, params: match(r.path, path) })).find((m) => m.params !== null);
@@ -226,7 +283,13 @@ function App() {
       <Shell state={state}>
         {/* A page's key is its path and account: switching accounts starts each page afresh. */}
         <div key={`${session.account_id}:${path}`}>
-          {route ? route.r.page(route.params ?? {}) : <NotFound />}
+          {!route ? (
+            <NotFound />
+          ) : mayCall(session, route.r.needs) ? (
+            route.r.page(route.params ?? {})
+          ) : (
+            <NotForRole title={route.r.title} role={session.role} />
+          )}
         </div>
       </Shell>
     </SessionContext.Provider>

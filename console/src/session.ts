@@ -13,6 +13,9 @@ export interface Session {
   user_id: number;
   email: string;
   role: string;
+  /** What that role may do now: its permissions, and every API route (`POST /send`) they open. */
+  permissions: string[];
+  routes: string[];
   /** The account whose view is shown. */
   account_id: number;
   parent_id: number | null;
@@ -44,3 +47,16 @@ export function useSession(): SessionState {
 
 /** Whether the view shown is a sub-account's, entered by its parent. */
 export const actingAsSubAccount = (s: Session) => s.account_id !== s.signed_in_account_id;
+
+/**
+ * Whether the signed-in user's role may call an API route, named as the server's permission table names it
+ * (`POST /send`, `DELETE /list/:id`): the session lists the routes the role opens, so a page shows a control
+ * only when its route would answer, and never holds a copy of the rules.
+ */
+export const mayCall = (s: Session, route: string) => s.routes.includes(route);
+
+/** `mayCall` for the page's session. */
+export function useMay(): (route: string) => boolean {
+  const { session } = useSession();
+  return (route) => mayCall(session, route);
+}

@@ -11,6 +11,13 @@ const Session = Type.Object({
   user_id: Type.Integer({ description: 'the user who signed in' }),
   email: Type.String({ description: "that user's e-mail" }),
   role: Type.String({ description: "that user's role, read again on every request" }),
+  permissions: Type.Array(Type.String(), {
+    description: "that role's permissions (src/users/permissions.ts)",
+  }),
+  routes: Type.Array(Type.String(), {
+    description:
+      'every API route that role may call, as `METHOD /pattern` (`POST /send`): the page shows only these',
+  }),
   account_id: Type.Integer({ description: 'the account whose view the session shows' }),
   parent_id: Nullable(Type.Integer()),
   account: Account,

@@ -28,6 +28,8 @@ export interface ConsoleAccounts {
   account(auth: AuthContext): Promise<AccountView>;
   /** The account an e-mail names, if any (a failed sign-in's entry goes to it). */
   idByEmail(email: string): Promise<number | undefined>;
+  /** What a role may do (the users' permission table): its permissions and the API routes they open. */
+  rights(role: Role): { permissions: string[]; routes: string[] };
 }
 
 export interface ConsoleServiceDeps {
@@ -52,6 +54,9 @@ export interface SessionView {
   user_id: number;
   email: string;
   role: Role;
+  /** What that role may do now: its permissions, and the API routes (`POST /send`) they open. */
+  permissions: string[];
+  routes: string[];
   /** The account whose view the session shows (the signed-in one, or a sub-account after a switch). */
   account_id: number;
   /** That account's parent, if it is a sub-account. */
@@ -155,6 +160,7 @@ export function createConsoleService(deps: ConsoleServiceDeps) {
       user_id: session.user_id,
       email: user.email,
       role: user.role,
+      ...accounts.rights(user.role),
       account_id: auth.accountId,
       parent_id: auth.parentId,
       account: await accounts.account(auth),

@@ -126,6 +126,19 @@ export function permissionOf(method: string, url: string): Permission | undefine
   return routePermissions[`${method === 'HEAD' ? 'GET' : method} ${url}`];
 }
 
+/**
+ * What a role may do, as the console is told it (GET /console/session): its permissions, and every route of the
+ * table they open (`GET /send`, …), so the page shows only the controls whose route would answer and never keeps
+ * a second copy of this table.
+ */
+export function rightsOfRole(role: Role): { permissions: Permission[]; routes: string[] } {
+  const grants = roleGrants[role];
+  return {
+    permissions: permissions.filter((p) => grants.has(p)),
+    routes: Object.keys(routePermissions).filter((route) => grants.has(routePermissions[route])),
+  };
+}
+
 /** What a caller may do: its user's role, its token's scope, or (body credentials) everything. */
 export function grantsOf(auth: Pick<AuthContext, 'role' | 'scope'>): ReadonlySet<Permission> {
   if (auth.role !== undefined) return roleGrants[auth.role];

@@ -41,6 +41,13 @@ export interface ConsoleFixture {
   account(options?: {
     credits?: number;
   }): Promise<{ id: number; email: string; password: string; token: string }>;
+  /** A call to the API with a token, as a program makes it: the envelope it answers. */
+  api(
+    token: string,
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; [field: string]: unknown }>;
   /** Saves a full-page screenshot as `<name>.png` in the run's screenshot folder. */
   screenshot(page: Page, name: string): Promise<string>;
   close(): Promise<void>;
@@ -120,6 +127,18 @@ export async function startConsoleFixture(env: Record<string, string> = {}): Pro
         credits: options.credits ?? 1000,
       });
       return { id: Number(created.account_id), email, password, token: created.token };
+    },
+    async api(token, method, path, body) {
+      const answer = await fetch(`${apiUrl}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          accept: 'application/json',
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return (await answer.json()) as { status: number; [field: string]: unknown };
     },
     async screenshot(page, name) {
       const path = join(shots, `${name}.png`);

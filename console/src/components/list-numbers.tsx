@@ -5,7 +5,7 @@ import type { NumberEntryView } from '../../../src/campaigns/lists.schemas.ts';
 import { api, errorText } from '../api.ts';
 import { formatDate, formatNumber } from '../format.ts';
 import { linkTo } from '../router.ts';
-import { useSession } from '../session.ts';
+import { useMay, useSession } from '../session.ts';
 import { numbersOf } from './csv-file.tsx';
 import { ErrorNotice, Field, Loading, Notice, Pager, useAction, useLoad } from './ui.tsx';
 
@@ -25,8 +25,15 @@ const titles: Record<Which, { name: string; why: string }> = {
   },
 };
 
+/** The API routes that change each list, as the permission table names them (the session's `routes`). */
+const routes: Record<Which, { add: string; remove: string }> = {
+  blacklist: { add: 'POST /blacklist', remove: 'DELETE /blacklist/contact/:id' },
+  npai: { add: 'POST /npai', remove: 'DELETE /npai/contact/:id' },
+};
+
 export function NumberListSection({ which }: { which: Which }) {
   const { session } = useSession();
+  const may = useMay();
   const { name, why } = titles[which];
   const [start, setStart] = useState(0);
   const [numbers, setNumbers] = useState('');
@@ -72,39 +79,41 @@ export function NumberListSection({ which }: { which: Which }) {
       <p class="hint">{why}</p>
       {notice && <Notice kind="success">{notice}</Notice>}
       <ErrorNotice error={remove.error} />
-      <form
-        class="number-add"
-        noValidate
-        onSubmit={(event) => {
-          event.preventDefault();
-          setNotice('');
-          void add.act();
-        }}
-      >
-        <Field
-          label={`Numbers to add to the ${name}`}
-          error={formError || (add.error ? errorText(add.error) : undefined)}
-          hint="One a line, or separated by commas; country code first."
+      {may(routes[which].add) && (
+        <form
+          class="number-add"
+          noValidate
+          onSubmit={(event) => {
+            event.preventDefault();
+            setNotice('');
+            void add.act();
+          }}
         >
-          {(id, describedBy) => (
-            <textarea
-              id={id}
-              rows={2}
-              value={numbers}
-              aria-describedby={describedBy}
-              aria-invalid={formError || add.error ? 'true' : undefined}
-              onInput={(e) => {
-                setNumbers((e.target as HTMLTextAreaElement).value);
-                setFormError('');
-                add.setError(undefined);
-              }}
-            />
-          )}
-        </Field>
-        <button type="submit" disabled={add.pending}>
-          {add.pending ? 'Adding…' : `Add to the ${name}`}
-        </button>
-      </form>
+          <Field
+            label={`Numbers to add to the ${name}`}
+            error={formError || (add.error ? errorText(add.error) : undefined)}
+            hint="One a line, or separated by commas; country code first."
+          >
+            {(id, describedBy) => (
+              <textarea
+                id={id}
+                rows={2}
+                value={numbers}
+                aria-describedby={describedBy}
+                aria-invalid={formError || add.error ? 'true' : undefined}
+                onInput={(e) => {
+                  setNumbers((e.target as HTMLTextAreaElement).value);
+                  setFormError('');
+                  add.setError(undefined);
+                }}
+              />
+            )}
+          </Field>
+          <button type="submit" disabled={add.pending}>
+            {add.pending ? 'Adding…' : `Add to the ${name}`}
+          </button>
+        </form>
+      )}
 
       {entries.error ? (
         <ErrorNotice error={entries.error} />
@@ -146,15 +155,17 @@ export function NumberListSection({ which }: { which: Which }) {
                       </td>
                       <td>{fields || '—'}</td>
                       <td class="row-actions">
-                        <button
-                          type="button"
-                          class="secondary"
-                          aria-label={`Remove ${e.destination} from the ${name}`}
-                          disabled={remove.pending}
-                          onClick={() => void remove.act(e)}
-                        >
-                          Remove
-                        </button>
+                        {may(routes[which].remove) && (
+                          <button
+                            type="button"
+                            class="secondary"
+                            aria-label={`Remove ${e.destination} from the ${name}`}
+                            disabled={remove.pending}
+                            onClick={() => void remove.act(e)}
+                          >
+                            Remove
+                          </button>
+                        )}
                       </td>
                     </tr>
                   );

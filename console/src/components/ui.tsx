@@ -69,6 +69,61 @@ export function TextField({ label, value, onValue, error, hint, ...rest }: Input
   );
 }
 
+type SelectProps = {
+  label: string;
+  value: string;
+  onValue: (value: string) => void;
+  options: readonly { value: string; label: string }[];
+  error?: string;
+  hint?: ComponentChildren;
+  disabled?: boolean;
+};
+
+/**
+ * A drop-down of `options` (their value and what it shows). Alone, `label` names it without showing it (a table's
+ * cell); `SelectField` shows it as the other fields do.
+ */
+export function Select({
+  label,
+  value,
+  onValue,
+  options,
+  disabled,
+  ...rest
+}: SelectProps & Omit<JSX.SelectHTMLAttributes<HTMLSelectElement>, 'label' | 'value'>) {
+  return (
+    <select
+      aria-label={rest.id ? undefined : label}
+      value={value}
+      disabled={disabled}
+      onChange={(e) => onValue((e.target as HTMLSelectElement).value)}
+      {...rest}
+    >
+      {options.map((o) => (
+        <option key={o.value} value={o.value}>
+          {o.label}
+        </option>
+      ))}
+    </select>
+  );
+}
+
+/** A labelled drop-down of `options`, with its error and hint, like the other fields. */
+export function SelectField({ error, hint, ...select }: SelectProps) {
+  return (
+    <Field label={select.label} error={error} hint={hint}>
+      {(id, describedBy) => (
+        <Select
+          {...select}
+          id={id}
+          aria-invalid={error ? 'true' : undefined}
+          aria-describedby={describedBy}
+        />
+      )}
+    </Field>
+  );
+}
+
 export function Notice({
   kind,
   children,

@@ -7,7 +7,7 @@ import { api } from '../api.ts';
 import { CheckField, errorFor, formLevelError } from '../components/account-parts.tsx';
 import { ErrorNotice, Loading, Notice, PageTitle, TextField, useAction, useLoad } from '../components/ui.tsx';
 import { formatNumber } from '../format.ts';
-import { useSession } from '../session.ts';
+import { useMay, useSession } from '../session.ts';
 
 type Notification = NotificationView;
 
@@ -16,6 +16,7 @@ const fields = ['alert_trigger', 'email', 'phone_number', 'alert_email', 'alert_
 
 export function AlertPage() {
   const { session } = useSession();
+  const mayChange = useMay()('PUT /notification/balance');
   const stored = useLoad(
     () => api<{ notification: Notification }>('GET', '/notification/balance').then((a) => a.notification),
     [],
@@ -88,53 +89,58 @@ export function AlertPage() {
         }}
       >
         <ErrorNotice error={formLevelError(save.error, fields)} />
-        <TextField
-          label="Trigger (credits)"
-          inputMode="numeric"
-          value={form.alert_trigger}
-          onValue={(alert_trigger) => set({ alert_trigger })}
-          error={error('alert_trigger')}
-          hint="The alert goes out when the balance is at or below this number of credits."
-        />
-        <fieldset class="account-fieldset">
-          <legend>By e-mail</legend>
-          <CheckField
-            label="Send an e-mail"
-            checked={emailOn}
-            onChange={(on) => set({ alert_email: on ? '1' : '0' })}
-            error={errorFor(save.error, fields, 'alert_email')}
-          />
+        {!mayChange && <p class="hint">Your role ({session.role}) can read this alert, not change it.</p>}
+        <fieldset class="account-plain" disabled={!mayChange}>
           <TextField
-            label="E-mail address"
-            type="email"
-            autoComplete="email"
-            value={form.email}
-            onValue={(email) => set({ email })}
-            error={error('email')}
+            label="Trigger (credits)"
+            inputMode="numeric"
+            value={form.alert_trigger}
+            onValue={(alert_trigger) => set({ alert_trigger })}
+            error={error('alert_trigger')}
+            hint="The alert goes out when the balance is at or below this number of credits."
           />
+          <fieldset class="account-fieldset">
+            <legend>By e-mail</legend>
+            <CheckField
+              label="Send an e-mail"
+              checked={emailOn}
+              onChange={(on) => set({ alert_email: on ? '1' : '0' })}
+              error={errorFor(save.error, fields, 'alert_email')}
+            />
+            <TextField
+              label="E-mail address"
+              type="email"
+              autoComplete="email"
+              value={form.email}
+              onValue={(email) => set({ email })}
+              error={error('email')}
+            />
+          </fieldset>
+          <fieldset class="account-fieldset">
+            <legend>By SMS</legend>
+            <CheckField
+              label="Send an SMS"
+              checked={smsOn}
+              onChange={(on) => set({ alert_gsm: on ? '1' : '0' })}
+              error={errorFor(save.error, fields, 'alert_gsm')}
+            />
+            <TextField
+              label="Mobile number"
+              type="tel"
+              inputMode="tel"
+              autoComplete="tel"
+              value={form.phone_number}
+              onValue={(phone_number) => set({ phone_number })}
+              error={error('phone_number')}
+              hint="Digits with the country code first, such as 33612345678."
+            />
+          </fieldset>
         </fieldset>
-        <fieldset class="account-fieldset">
-          <legend>By SMS</legend>
-          <CheckField
-            label="Send an SMS"
-            checked={smsOn}
-            onChange={(on) => set({ alert_gsm: on ? '1' : '0' })}
-            error={errorFor(save.error, fields, 'alert_gsm')}
-          />
-          <TextField
-            label="Mobile number"
-            type="tel"
-            inputMode="tel"
-            autoComplete="tel"
-            value={form.phone_number}
-            onValue={(phone_number) => set({ phone_number })}
-            error={error('phone_number')}
-            hint="Digits with the country code first, such as 33612345678."
-          />
-        </fieldset>
-        <button type="submit" disabled={save.pending}>
-          {save.pending ? 'Saving…' : 'Save the alert'}
-        </button>
+        {mayChange && (
+          <button type="submit" disabled={save.pending}>
+            {save.pending ? 'Saving…' : 'Save the alert'}
+          </button>
+        )}
       </form>
     </section>
   );

@@ -34,7 +34,7 @@ import {
 } from '../components/ui.tsx';
 import { formatDate, formatNumber, formatPercent, wallTimeMs } from '../format.ts';
 import { linkTo } from '../router.ts';
-import { useSession } from '../session.ts';
+import { useMay, useSession } from '../session.ts';
 
 const pollMs = 2_000;
 const pageLength = 20;
@@ -79,6 +79,7 @@ function useCampaign(ticket: string) {
 
 export function CampaignPage({ ticket }: { ticket: string }) {
   const { session } = useSession();
+  const may = useMay();
   const tz = session.timezone;
   const { campaign, error, refresh, round } = useCampaign(ticket);
   const [cancelled, setCancelled] = useState<{ refund: number; credits: number } | null>(null);
@@ -168,7 +169,7 @@ export function CampaignPage({ ticket }: { ticket: string }) {
             )}
           </div>
         )}
-        {campaign.state === 'scheduled' && (
+        {campaign.state === 'scheduled' && may('DELETE /send/:ticket') && (
           <CancelCampaign
             campaign={campaign}
             onCancelled={(credits) => {

@@ -8,7 +8,7 @@ import { filterAddress, filterErrors } from '../components/filter-address.ts';
 import { ErrorNotice, Field, Loading, Pager, PageTitle, TextField, useLoad } from '../components/ui.tsx';
 import { formatDate, formatNumber } from '../format.ts';
 import { linkTo, navigate, useLocation } from '../router.ts';
-import { useSession } from '../session.ts';
+import { useMay, useSession } from '../session.ts';
 
 const pageLength = 25;
 
@@ -54,6 +54,7 @@ const formField: Record<string, keyof Filters> = {
 
 export function CampaignsPage() {
   const { session } = useSession();
+  const may = useMay();
   const tz = session.timezone;
   const { query } = useLocation();
   const applied = readFilters(query);
@@ -86,9 +87,11 @@ export function CampaignsPage() {
     <section>
       <PageTitle
         actions={
-          <a class="link-button" {...linkTo('/send')}>
-            Send a campaign
-          </a>
+          may('POST /send') && (
+            <a class="link-button" {...linkTo('/send')}>
+              Send a campaign
+            </a>
+          )
         }
       >
         Campaigns
@@ -159,7 +162,7 @@ export function CampaignsPage() {
           {list.data.campaigns.length === 0 ? (
             <p class="empty">
               {filtered ? 'No campaign matches these filters.' : 'No campaign yet.'}{' '}
-              <a {...linkTo('/send')}>Send a campaign</a>.
+              {may('POST /send') && <a {...linkTo('/send')}>Send a campaign</a>}
             </p>
           ) : (
             <div class="table-wrap">

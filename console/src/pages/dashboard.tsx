@@ -9,7 +9,7 @@ import { type ChartSeries, TimeChart } from '../components/chart.tsx';
 import { ErrorNotice, Loading, PageTitle, Stat, useLoad } from '../components/ui.tsx';
 import { formatDate, formatNumber, formatPercent, wallTimeMs } from '../format.ts';
 import { linkTo } from '../router.ts';
-import { useSession } from '../session.ts';
+import { useMay, useSession } from '../session.ts';
 
 /** One day of GET /statistics/daily. */
 type Day = DayView;
@@ -18,6 +18,7 @@ const days = 30;
 
 export function DashboardPage() {
   const { session, refresh } = useSession();
+  const may = useMay();
   const tz = session.timezone;
   // Sends made with a token since sign-in changed the balance: the top bar reads it again with this page.
   useEffect(() => {
@@ -73,9 +74,11 @@ export function DashboardPage() {
     <section>
       <PageTitle
         actions={
-          <a class="link-button" {...linkTo('/send')}>
-            Send a campaign
-          </a>
+          may('POST /send') && (
+            <a class="link-button" {...linkTo('/send')}>
+              Send a campaign
+            </a>
+          )
         }
       >
         Dashboard
@@ -138,7 +141,7 @@ export function DashboardPage() {
       {!latest.data && !latest.error && <Loading />}
       {latest.data && latest.data.campaigns.length === 0 && (
         <p class="empty">
-          No campaign yet. <a {...linkTo('/send')}>Send your first campaign</a>.
+          No campaign yet. {may('POST /send') && <a {...linkTo('/send')}>Send your first campaign</a>}
         </p>
       )}
       {latest.data && latest.data.campaigns.length > 0 && (

@@ -17,6 +17,7 @@ import {
 } from '../components/ui.tsx';
 import { formatNumber } from '../format.ts';
 import { linkTo } from '../router.ts';
+import { useMay } from '../session.ts';
 
 type Contact = ListContactView;
 
@@ -88,6 +89,7 @@ function ContactEditor({
 }
 
 export function ListPage({ id }: { id: string }) {
+  const may = useMay();
   const [start, setStart] = useState(0);
   const [search, setSearch] = useState('');
   const [searchInput, setSearchInput] = useState('');
@@ -130,35 +132,41 @@ export function ListPage({ id }: { id: string }) {
       <PageTitle
         actions={
           <>
-            <a class="button-link" {...linkTo(`/send?list=${id}`)}>
-              Send to this list
-            </a>
-            <button
-              type="button"
-              class="secondary"
-              disabled={change.pending}
-              onClick={() =>
-                void change.act(async () => {
-                  const a = await api<{ removed: number }>('PUT', `/list/deduplicate/${id}`);
-                  return `Deduplicated: ${formatNumber(a.removed)} duplicate contact${a.removed === 1 ? '' : 's'} removed.`;
-                })
-              }
-            >
-              Remove duplicates
-            </button>
-            <button
-              type="button"
-              class="secondary"
-              disabled={change.pending}
-              onClick={() =>
-                void change.act(async () => {
-                  const a = await api<{ removed: number }>('PUT', `/list/${id}/npai/clear`);
-                  return `NPAI numbers cleared: ${formatNumber(a.removed)} contact${a.removed === 1 ? '' : 's'} removed.`;
-                })
-              }
-            >
-              Clear NPAI numbers
-            </button>
+            {may('POST /send/lists') && (
+              <a class="button-link" {...linkTo(`/send?list=${id}`)}>
+                Send to this list
+              </a>
+            )}
+            {may('PUT /list/deduplicate/:id') && (
+              <button
+                type="button"
+                class="secondary"
+                disabled={change.pending}
+                onClick={() =>
+                  void change.act(async () => {
+                    const a = await api<{ removed: number }>('PUT', `/list/deduplicate/${id}`);
+                    return `Deduplicated: ${formatNumber(a.removed)} duplicate contact${a.removed === 1 ? '' : 's'} removed.`;
+                  })
+                }
+              >
+                Remove duplicates
+              </button>
+            )}
+            {may('PUT /list/:id/npai/clear') && (
+              <button
+                type="button"
+                class="secondary"
+                disabled={change.pending}
+                onClick={() =>
+                  void change.act(async () => {
+                    const a = await api<{ removed: number }>('PUT', `/list/${id}/npai/clear`);
+                    return `NPAI numbers cleared: ${formatNumber(a.removed)} contact${a.removed === 1 ? '' : 's'} removed.`;
+                  })
+                }
+              >
+                Clear NPAI numbers
+              </button>
+            )}
           </>
         }
       >
@@ -240,32 +248,36 @@ export function ListPage({ id }: { id: string }) {
                     <td key={k}>{c[k]}</td>
                   ))}
                   <td class="row-actions">
-                    <button
-                      type="button"
-                      class="secondary"
-                      aria-label={`Edit ${c.destination}`}
-                      onClick={() => {
-                        setNotice('');
-                        setEditing(c);
-                      }}
-                    >
-                      Edit
-                    </button>
-                    <button
-                      type="button"
-                      class="secondary"
-                      aria-label={`Remove ${c.destination}`}
-                      disabled={change.pending}
-                      onClick={() =>
-                        void change.act(async () => {
-                          await api('DELETE', `/list/contact/${c.id}`);
-                          if (editing?.id === c.id) setEditing(null);
-                          return `Contact ${c.destination} removed.`;
-                        })
-                      }
-                    >
-                      Remove
-                    </button>
+                    {may('PUT /list/contact/:id') && (
+                      <button
+                        type="button"
+                        class="secondary"
+                        aria-label={`Edit ${c.destination}`}
+                        onClick={() => {
+                          setNotice('');
+                          setEditing(c);
+                        }}
+                      >
+                        Edit
+                      </button>
+                    )}
+                    {may('DELETE /list/contact/:id') && (
+                      <button
+                        type="button"
+                        class="secondary"
+                        aria-label={`Remove ${c.destination}`}
+                        disabled={change.pending}
+                        onClick={() =>
+                          void change.act(async () => {
+                            await api('DELETE', `/list/contact/${c.id}`);
+                            if (editing?.id === c.id) setEditing(null);
+                            return `Contact ${c.destination} removed.`;
+                          })
+                        }
+                      >
+                        Remove
+                      </button>
+                    )}
                   </td>
                 </tr>
               ))}
@@ -276,16 +288,18 @@ export function ListPage({ id }: { id: string }) {
       <Pager start={start} length={pageLength} total={data.totalDisplayRecords} onStart={setStart} />
 
       {/* Keyed: rows appearing or going above must not take this card's place (and the import's state). */}
-      <div class="card" key="add-contacts">
-        <h2>Add contacts</h2>
-        <ListImport
-          listId={id}
-          onImported={() => {
-            setNotice('');
-            void page.reload();
-          }}
-        />
-      </div>
+      {may('POST /list') && (
+        <div class="card" key="add-contacts">
+          <h2>Add contacts</h2>
+          <ListImport
+            listId={id}
+            onImported={() => {
+              setNotice('');
+              void page.reload();
+            }}
+          />
+        </div>
+      )}
     </section>
   );
 }

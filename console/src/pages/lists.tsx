@@ -8,12 +8,13 @@ import { ListImport } from '../components/list-import.tsx';
 import { ErrorNotice, Loading, Notice, PageTitle, useAction, useLoad } from '../components/ui.tsx';
 import { formatDate, formatNumber } from '../format.ts';
 import { linkTo } from '../router.ts';
-import { useSession } from '../session.ts';
+import { useMay, useSession } from '../session.ts';
 
 export type ListSummary = ListSummaryView;
 
 export function ListsPage() {
   const { session } = useSession();
+  const may = useMay();
   const lists = useLoad(() => api<{ lists: ListSummary[] }>('GET', '/lists').then((a) => a.lists), []);
   const [confirming, setConfirming] = useState<string | null>(null);
   const [notice, setNotice] = useState('');
@@ -36,7 +37,7 @@ export function ListsPage() {
       ) : !lists.data ? (
         <Loading what="Loading your lists" />
       ) : lists.data.length === 0 ? (
-        <p class="empty">No lists yet: create one below.</p>
+        <p class="empty">No lists yet{may('POST /list') ? ': create one below' : ''}.</p>
       ) : (
         <div class="table-wrap" key="lists">
           <table class="lists-table">
@@ -80,20 +81,24 @@ export function ListsPage() {
                       </span>
                     ) : (
                       <>
-                        <a class="button-link" {...linkTo(`/send?list=${l.id}`)}>
-                          Send
-                        </a>
-                        <button
-                          type="button"
-                          class="secondary"
-                          aria-label={`Delete ${l.name}`}
-                          onClick={() => {
-                            setNotice('');
-                            setConfirming(l.id);
-                          }}
-                        >
-                          Delete
-                        </button>
+                        {may('POST /send/lists') && (
+                          <a class="button-link" {...linkTo(`/send?list=${l.id}`)}>
+                            Send
+                          </a>
+                        )}
+                        {may('DELETE /list/:id') && (
+                          <button
+                            type="button"
+                            class="secondary"
+                            aria-label={`Delete ${l.name}`}
+                            onClick={() => {
+                              setNotice('');
+                              setConfirming(l.id);
+                            }}
+                          >
+                            Delete
+                          </button>
+                        )}
                       </>
                     )}
                   </td>
@@ -105,22 +110,24 @@ export function ListsPage() {
       )}
 
       {/* Keyed: the table appearing above must not take this card's place (and the import's state). */}
-      <div class="card" key="new-list">
-        <h2>New list</h2>
-        <ListImport
-          onImported={(id) => {
-            setNotice('');
-            setCreated(id);
-            void lists.reload();
-          }}
-        />
-        {createdList && (
-          <p>
-            <a {...linkTo(`/lists/${createdList.id}`)}>Open “{createdList.name}”</a> (
-            {formatNumber(createdList.count)} contacts)
-          </p>
-        )}
-      </div>
+      {may('POST /list') && (
+        <div class="card" key="new-list">
+          <h2>New list</h2>
+          <ListImport
+            onImported={(id) => {
+              setNotice('');
+              setCreated(id);
+              void lists.reload();
+            }}
+          />
+          {createdList && (
+            <p>
+              <a {...linkTo(`/lists/${createdList.id}`)}>Open “{createdList.name}”</a> (
+              {formatNumber(createdList.count)} contacts)
+            </p>
+          )}
+        </div>
+      )}
     </section>
   );
 }

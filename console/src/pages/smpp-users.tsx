@@ -8,10 +8,11 @@ import { api } from '../api.ts';
 import { ConfirmButton, errorFor, formLevelError } from '../components/account-parts.tsx';
 import { ErrorNotice, Loading, Notice, PageTitle, TextField, useAction, useLoad } from '../components/ui.tsx';
 import { formatDate, formatNumber } from '../format.ts';
-import { useSession } from '../session.ts';
+import { useMay, useSession } from '../session.ts';
 
 export function SmppUsersPage() {
   const { session } = useSession();
+  const may = useMay();
   const users = useLoad(
     () => api<{ smpp_users: SmppUserView[] }>('GET', '/smpp/user').then((a) => a.smpp_users),
     [],
@@ -73,7 +74,7 @@ export function SmppUsersPage() {
       ) : !users.data ? (
         <Loading what="Loading your SMPP users" />
       ) : users.data.length === 0 ? (
-        <p class="empty">No SMPP users: create one below.</p>
+        <p class="empty">No SMPP users{may('POST /smpp/user') ? ': create one below' : ''}.</p>
       ) : (
         <div class="table-wrap">
           <table class="account-table">
@@ -107,14 +108,16 @@ export function SmppUsersPage() {
                     )}
                   </td>
                   <td class="account-row-actions">
-                    <ConfirmButton
-                      label="Delete"
-                      ariaLabel={`Delete ${u.system_id}`}
-                      question={<>Delete “{u.system_id}”? Its clients' binds will be refused.</>}
-                      confirmLabel="Yes, delete"
-                      pending={remove.pending}
-                      onConfirm={() => remove.act(u)}
-                    />
+                    {may('DELETE /smpp/user/:system_id') && (
+                      <ConfirmButton
+                        label="Delete"
+                        ariaLabel={`Delete ${u.system_id}`}
+                        question={<>Delete “{u.system_id}”? Its clients' binds will be refused.</>}
+                        confirmLabel="Yes, delete"
+                        pending={remove.pending}
+                        onConfirm={() => remove.act(u)}
+                      />
+                    )}
                   </td>
                 </tr>
               ))}
@@ -123,60 +126,62 @@ export function SmppUsersPage() {
         </div>
       )}
 
-      <form
-        class="card account-form"
-        noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
-          setNotice('');
-          void create.act();
-        }}
-      >
-        <h2>New SMPP user</h2>
-        <ErrorNotice error={formError} />
-        <TextField
-          label="System id"
-          value={systemId}
-          onValue={setSystemId}
-          maxLength={15}
-          hint="1 to 15 letters, digits or signs, no spaces; unique on this server."
-          error={fieldError('system_id')}
-        />
-        <TextField
-          label="Password"
-          value={password}
-          onValue={setPassword}
-          maxLength={8}
-          hint="At most 8 characters: SMPP's limit."
-          error={fieldError('password')}
-        />
-        <TextField
-          label="Submits per second (optional)"
-          inputMode="numeric"
-          value={tps}
-          onValue={setTps}
-          hint="Above it, submits are answered ESME_RTHROTTLED. Empty: 100; 0: no limit."
-          error={fieldError('tps')}
-        />
-        <TextField
-          label="Binds at most (optional)"
-          inputMode="numeric"
-          value={maxBinds}
-          onValue={setMaxBinds}
-          hint="Connections bound at once. Empty: 4."
-          error={fieldError('max_binds')}
-        />
-        <TextField
-          label="Allowed IP addresses (optional)"
-          value={ips}
-          onValue={setIps}
-          hint="IP addresses or CIDR blocks, separated by commas or spaces. Empty: any address."
-          error={fieldError('allowed_ips')}
-        />
-        <button type="submit" disabled={create.pending}>
-          {create.pending ? 'Creating…' : 'Create SMPP user'}
-        </button>
-      </form>
+      {may('POST /smpp/user') && (
+        <form
+          class="card account-form"
+          noValidate
+          onSubmit={(e) => {
+            e.preventDefault();
+            setNotice('');
+            void create.act();
+          }}
+        >
+          <h2>New SMPP user</h2>
+          <ErrorNotice error={formError} />
+          <TextField
+            label="System id"
+            value={systemId}
+            onValue={setSystemId}
+            maxLength={15}
+            hint="1 to 15 letters, digits or signs, no spaces; unique on this server."
+            error={fieldError('system_id')}
+          />
+          <TextField
+            label="Password"
+            value={password}
+            onValue={setPassword}
+            maxLength={8}
+            hint="At most 8 characters: SMPP's limit."
+            error={fieldError('password')}
+          />
+          <TextField
+            label="Submits per second (optional)"
+            inputMode="numeric"
+            value={tps}
+            onValue={setTps}
+            hint="Above it, submits are answered ESME_RTHROTTLED. Empty: 100; 0: no limit."
+            error={fieldError('tps')}
+          />
+          <TextField
+            label="Binds at most (optional)"
+            inputMode="numeric"
+            value={maxBinds}
+            onValue={setMaxBinds}
+            hint="Connections bound at once. Empty: 4."
+            error={fieldError('max_binds')}
+          />
+          <TextField
+            label="Allowed IP addresses (optional)"
+            value={ips}
+            onValue={setIps}
+            hint="IP addresses or CIDR blocks, separated by commas or spaces. Empty: any address."
+            error={fieldError('allowed_ips')}
+          />
+          <button type="submit" disabled={create.pending}>
+            {create.pending ? 'Creating…' : 'Create SMPP user'}
+          </button>
+        </form>
+      )}
     </section>
   );
 }

@@ -17,7 +17,7 @@ import {
   useLoad,
 } from '../components/ui.tsx';
 import { formatNumber } from '../format.ts';
-import { type Account, actingAsSubAccount, useSession } from '../session.ts';
+import { type Account, actingAsSubAccount, useMay, useSession } from '../session.ts';
 
 const accountFields = ['email', 'password', 'firstname', 'lastname', 'company'];
 const transferFields = ['to_account', 'credits'];
@@ -46,6 +46,7 @@ export function SubAccountsPage() {
 
 function SubAccountsOfParent() {
   const state = useSession();
+  const may = useMay();
   const subs = useLoad(
     () => api<{ 'sub-accounts': Account[] }>('GET', '/sub-accounts').then((a) => a['sub-accounts']),
     [],
@@ -131,7 +132,7 @@ function SubAccountsOfParent() {
       ) : !subs.data ? (
         <Loading what="Loading your sub-accounts" />
       ) : subs.data.length === 0 ? (
-        <p class="empty">No sub-accounts yet: create one below.</p>
+        <p class="empty">No sub-accounts yet{may('POST /account') ? ': create one below' : ''}.</p>
       ) : (
         <div class="table-wrap">
           <table class="account-table">
@@ -189,19 +190,21 @@ function SubAccountsOfParent() {
                       >
                         Open this account's console
                       </button>
-                      <ConfirmButton
-                        label={locked ? 'Unlock' : 'Lock'}
-                        ariaLabel={`${locked ? 'Unlock' : 'Lock'} ${s.email}`}
-                        danger={!locked}
-                        question={
-                          locked
-                            ? `Unlock ${s.email}? Its tokens work again and its waiting messages go out.`
-                            : `Lock ${s.email}? Its tokens and sign-in are refused and its queued messages wait.`
-                        }
-                        confirmLabel={locked ? 'Yes, unlock' : 'Yes, lock'}
-                        pending={lock.pending}
-                        onConfirm={() => lock.act(s, !locked)}
-                      />
+                      {may(locked ? 'GET /account/:id/unlock' : 'GET /account/:id/lock') && (
+                        <ConfirmButton
+                          label={locked ? 'Unlock' : 'Lock'}
+                          ariaLabel={`${locked ? 'Unlock' : 'Lock'} ${s.email}`}
+                          danger={!locked}
+                          question={
+                            locked
+                              ? `Unlock ${s.email}? Its tokens work again and its waiting messages go out.`
+                              : `Lock ${s.email}? Its tokens and sign-in are refused and its queued messages wait.`
+                          }
+                          confirmLabel={locked ? 'Yes, unlock' : 'Yes, lock'}
+                          pending={lock.pending}
+                          onConfirm={() => lock.act(s, !locked)}
+                        />
+                      )}
                     </td>
                   </tr>
                 );
@@ -212,7 +215,7 @@ function SubAccountsOfParent() {
       )}
 
       <div class="two-columns">
-        {subs.data && subs.data.length > 0 && (
+        {subs.data && subs.data.length > 0 && may('POST /account/transfer') && (
           <form
             class="card account-form"
             noValidate
@@ -277,69 +280,71 @@ function SubAccountsOfParent() {
           </form>
         )}
 
-        <form
-          class="card account-form"
-          noValidate
-          onSubmit={(e) => {
-            e.preventDefault();
-            setNotice('');
-            const check = {
-              email: draft.email.trim() === '' ? 'Enter the e-mail address it signs in with.' : undefined,
-              password: draft.password === '' ? 'Choose its password.' : undefined,
-            };
-            setMissing(check);
-            if (!check.email && !check.password) void create.act();
-          }}
-        >
-          <h2>New sub-account</h2>
-          <ErrorNotice error={formLevelError(create.error, accountFields)} />
-          <TextField
-            label="E-mail"
-            type="email"
-            autoComplete="off"
-            value={draft.email}
-            onValue={(email) => setDraft({ ...draft, email })}
-            error={missing.email ?? errorFor(create.error, accountFields, 'email')}
-          />
-          <TextField
-            label="Password"
-            type="password"
-            autoComplete="new-password"
-            value={draft.password}
-            onValue={(password) => setDraft({ ...draft, password })}
-            error={missing.password ?? errorFor(create.error, accountFields, 'password')}
-            hint="It signs in to the console with this e-mail and password."
-          />
-          <div class="account-names">
+        {may('POST /account') && (
+          <form
+            class="card account-form"
+            noValidate
+            onSubmit={(e) => {
+              e.preventDefault();
+              setNotice('');
+              const check = {
+                email: draft.email.trim() === '' ? 'Enter the e-mail address it signs in with.' : undefined,
+                password: draft.password === '' ? 'Choose its password.' : undefined,
+              };
+              setMissing(check);
+              if (!check.email && !check.password) void create.act();
+            }}
+          >
+            <h2>New sub-account</h2>
+            <ErrorNotice error={formLevelError(create.error, accountFields)} />
             <TextField
-              label="First name"
-              value={draft.firstname}
-              onValue={(firstname) => setDraft({ ...draft, firstname })}
-              error={errorFor(create.error, accountFields, 'firstname')}
+              label="E-mail"
+              type="email"
+              autoComplete="off"
+              value={draft.email}
+              onValue={(email) => setDraft({ ...draft, email })}
+              error={missing.email ?? errorFor(create.error, accountFields, 'email')}
             />
             <TextField
-              label="Last name"
-              value={draft.lastname}
-              onValue={(lastname) => setDraft({ ...draft, lastname })}
-              error={errorFor(create.error, accountFields, 'lastname')}
+              label="Password"
+              type="password"
+              autoComplete="new-password"
+              value={draft.password}
+              onValue={(password) => setDraft({ ...draft, password })}
+              error={missing.password ?? errorFor(create.error, accountFields, 'password')}
+              hint="It signs in to the console with this e-mail and password."
             />
-          </div>
-          <TextField
-            label="Company"
-            value={draft.company}
-            onValue={(company) => setDraft({ ...draft, company })}
-            error={errorFor(create.error, accountFields, 'company')}
-          />
-          <CheckField
-            label="Unlimited: it spends your credits"
-            checked={draft.unlimited}
-            onChange={(unlimited) => setDraft({ ...draft, unlimited })}
-            hint="Otherwise it has its own balance, which you fill by transfers."
-          />
-          <button type="submit" disabled={create.pending}>
-            {create.pending ? 'Creating…' : 'Create sub-account'}
-          </button>
-        </form>
+            <div class="account-names">
+              <TextField
+                label="First name"
+                value={draft.firstname}
+                onValue={(firstname) => setDraft({ ...draft, firstname })}
+                error={errorFor(create.error, accountFields, 'firstname')}
+              />
+              <TextField
+                label="Last name"
+                value={draft.lastname}
+                onValue={(lastname) => setDraft({ ...draft, lastname })}
+                error={errorFor(create.error, accountFields, 'lastname')}
+              />
+            </div>
+            <TextField
+              label="Company"
+              value={draft.company}
+              onValue={(company) => setDraft({ ...draft, company })}
+              error={errorFor(create.error, accountFields, 'company')}
+            />
+            <CheckField
+              label="Unlimited: it spends your credits"
+              checked={draft.unlimited}
+              onChange={(unlimited) => setDraft({ ...draft, unlimited })}
+              hint="Otherwise it has its own balance, which you fill by transfers."
+            />
+            <button type="submit" disabled={create.pending}>
+              {create.pending ? 'Creating…' : 'Create sub-account'}
+            </button>
+          </form>
+        )}
       </div>
     </section>
   );

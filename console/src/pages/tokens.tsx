@@ -3,11 +3,22 @@
 import './account.css';
 import { useState } from 'preact/hooks';
 import type { CreatedTokenView, TokenInfoView } from '../../../src/accounts/tokens.schemas.ts';
+import { type TokenScope, tokenScopes } from '../../../src/shared/auth-context.ts';
+import { scopeGrants } from '../../../src/users/permissions.ts';
 import { api } from '../api.ts';
 import { ConfirmButton, errorFor, formLevelError, SecretOnce } from '../components/account-parts.tsx';
-import { ErrorNotice, Loading, Notice, PageTitle, TextField, useAction, useLoad } from '../components/ui.tsx';
+import {
+  ErrorNotice,
+  Loading,
+  Notice,
+  PageTitle,
+  SelectField,
+  TextField,
+  useAction,
+  useLoad,
+} from '../components/ui.tsx';
 import { formatDate, formatNumber } from '../format.ts';
-import { useSession } from '../session.ts';
+import { useMay, useSession } from '../session.ts';
 
 /** The token just created, with the name the form gave it (POST /token does not echo it). */
 type Created = Pick<CreatedTokenView, 'token' | 'token_id'> & { name: string };
@@ -28,8 +39,25 @@ function duration(seconds: number): string {
   return `${formatNumber(seconds)} seconds`;
 }
 
+/**
+ * The scopes the signed-in user may give a token: those whose every right is the user's (nobody creates a
+ * token wider than itself), from the server's scope table and the session's permissions.
+ */
+function grantableScopes(own: readonly string[]): TokenScope[] {
+  return tokenScopes.filter((scope) => [...scopeGrants[scope]].every((p) => own.includes(p)));
+}
+
+const scopeMeaning: Record<TokenScope, string> = {
+  full: 'full: every right of the account (SMSFactor tokens)',
+  send: 'send: sends, cancels and reads',
+  read: 'read: reads only',
+};
+
 export function TokensPage() {
   const { session } = useSession();
+  const may = useMay();
+  const scopes = grantableScopes(session.permissions);
+  const [scope, setScope] = useState<string>(scopes[0] ?? 'read');
   const tokens = useLoad(() => api<{ tokens: TokenInfoView[] }>('GET', '/token').then((a) => a.tokens), []);
   const [name, setName] = useState('');
   const [ttl, setTtl] = useState('');
@@ -49,6 +77,7 @@ export function TokensPage() {
           name: name.trim(),
           ...(ttl.trim() ? { ttl: Number(ttl.trim()) } : {}),
           ...(allowed.length > 0 ? { allowed_ips: allowed } : {}),
+          scope,
         },
       },
     });
@@ -65,7 +94,7 @@ export function TokensPage() {
     await tokens.reload();
   });
 
-  const fields = ['name', 'ttl', 'allowed_ips'];
+  const fields = ['name', 'ttl', 'allowed_ips', 'scope'];
   const fieldError = (field: string) => errorFor(create.error, fields, field);
   const formError = formLevelError(create.error, fields);
 
@@ -91,7 +120,7 @@ export function TokensPage() {
       ) : !tokens.data ? (
         <Loading what="Loading your tokens" />
       ) : tokens.data.length === 0 ? (
-        <p class="empty">No tokens: create one below.</p>
+        <p class="empty">No tokens{may('POST /token') ? ': create one below' : ''}.</p>
       ) : (
         <div class="table-wrap">
           <table class="account-table">
@@ -103,6 +132,7 @@ export function TokensPage() {
                 <th scope="col">Expires</th>
                 <th scope="col">Last used</th>
                 <th scope="col">Allowed IPs</th>
+                <th scope="col">Scope</th>
                 <th scope="col">Active</th>
                 <th scope="col">
                   <span class="account-hidden">Actions</span>
@@ -136,20 +166,23 @@ export function TokensPage() {
                       <span class="mono">{t.allowed_ips.join(', ')}</span>
                     )}
                   </td>
+                  <td data-label="Scope">{t.scope}</td>
                   <td data-label="Active">
                     <span class={`state state-${t.is_active ? 'live' : 'expired'}`}>
                       {t.is_active ? 'active' : 'expired'}
                     </span>
                   </td>
                   <td class="account-row-actions">
-                    <ConfirmButton
-                      label="Revoke"
-                      ariaLabel={`Revoke ${t.name}`}
-                      question={<>Revoke “{t.name}”? Programs using it will be refused.</>}
-                      confirmLabel="Yes, revoke"
-                      pending={revoke.pending}
-                      onConfirm={() => revoke.act(t)}
-                    />
+                    {may('DELETE /token/:id') && (
+                      <ConfirmButton
+                        label="Revoke"
+                        ariaLabel={`Revoke ${t.name}`}
+                        question={<>Revoke “{t.name}”? Programs using it will be refused.</>}
+                        confirmLabel="Yes, revoke"
+                        pending={revoke.pending}
+                        onConfirm={() => revoke.act(t)}
+                      />
+                    )}
                   </td>
                 </tr>
               ))}
@@ -158,52 +191,64 @@ export function TokensPage() {
         </div>
       )}
 
-      <form
-        class="card account-form"
-        noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
-          setNotice('');
-          const next = {
-            name:
-              name.trim() === '' ? 'Give the token a name, such as the program that will use it.' : undefined,
-            ttl:
-              ttl.trim() !== '' && !/^\d+$/.test(ttl.trim())
-                ? 'Enter a whole number of seconds, or leave it empty for a token that does not expire.'
-                : undefined,
-          };
-          setInvalid(next);
-          if (!next.name && !next.ttl) void create.act();
-        }}
-      >
-        <h2>New token</h2>
-        <ErrorNotice error={formError} />
-        <TextField
-          label="Name"
-          value={name}
-          onValue={setName}
-          maxLength={255}
-          error={invalid.name ?? fieldError('name')}
-        />
-        <TextField
-          label="Lifetime in seconds (optional)"
-          inputMode="numeric"
-          value={ttl}
-          onValue={setTtl}
-          hint="Empty: the token does not expire. 86400 is a day, 7776000 ninety days."
-          error={invalid.ttl ?? fieldError('ttl')}
-        />
-        <TextField
-          label="Allowed IP addresses (optional)"
-          value={ips}
-          onValue={setIps}
-          hint="IP addresses or CIDR blocks, separated by commas or spaces. Empty: any address."
-          error={fieldError('allowed_ips')}
-        />
-        <button type="submit" disabled={create.pending}>
-          {create.pending ? 'Creating…' : 'Create token'}
-        </button>
-      </form>
+      {may('POST /token') && (
+        <form
+          class="card account-form"
+          noValidate
+          onSubmit={(e) => {
+            e.preventDefault();
+            setNotice('');
+            const next = {
+              name:
+                name.trim() === ''
+                  ? 'Give the token a name, such as the program that will use it.'
+                  : undefined,
+              ttl:
+                ttl.trim() !== '' && !/^\d+$/.test(ttl.trim())
+                  ? 'Enter a whole number of seconds, or leave it empty for a token that does not expire.'
+                  : undefined,
+            };
+            setInvalid(next);
+            if (!next.name && !next.ttl) void create.act();
+          }}
+        >
+          <h2>New token</h2>
+          <ErrorNotice error={formError} />
+          <TextField
+            label="Name"
+            value={name}
+            onValue={setName}
+            maxLength={255}
+            error={invalid.name ?? fieldError('name')}
+          />
+          <TextField
+            label="Lifetime in seconds (optional)"
+            inputMode="numeric"
+            value={ttl}
+            onValue={setTtl}
+            hint="Empty: the token does not expire. 86400 is a day, 7776000 ninety days."
+            error={invalid.ttl ?? fieldError('ttl')}
+          />
+          <TextField
+            label="Allowed IP addresses (optional)"
+            value={ips}
+            onValue={setIps}
+            hint="IP addresses or CIDR blocks, separated by commas or spaces. Empty: any address."
+            error={fieldError('allowed_ips')}
+          />
+          <SelectField
+            label="Scope"
+            options={scopes.map((s) => ({ value: s, label: scopeMeaning[s] }))}
+            value={scope}
+            onValue={setScope}
+            hint="What programs holding the token may do. A token is never given more rights than your role has."
+            error={fieldError('scope')}
+          />
+          <button type="submit" disabled={create.pending}>
+            {create.pending ? 'Creating…' : 'Create token'}
+          </button>
+        </form>
+      )}
     </section>
   );
 }

@@ -16,7 +16,7 @@ import {
 } from '../components/webhook-form.tsx';
 import { formatDate, formatNumber } from '../format.ts';
 import { linkTo } from '../router.ts';
-import { useSession } from '../session.ts';
+import { useMay, useSession } from '../session.ts';
 import { answerTone, lastAnswer } from './webhooks.tsx';
 
 type Attempt = AttemptView;
@@ -94,6 +94,7 @@ function AttemptExchange({ attempt }: { attempt: Attempt }) {
 
 export function WebhookPage({ id }: { id: string }) {
   const { session } = useSession();
+  const may = useMay();
   const tz = session.timezone;
   const webhook = useLoad(
     () => api<{ webhook: Webhook }>('GET', `/webhook/${id}`).then((a) => a.webhook),
@@ -182,28 +183,32 @@ export function WebhookPage({ id }: { id: string }) {
       <PageTitle
         actions={
           <>
-            <button
-              type="button"
-              disabled={!live || test.pending}
-              title={live ? undefined : 'Resume the webhook to send it a test'}
-              onClick={() => {
-                setNotice('');
-                void test.act();
-              }}
-            >
-              {test.pending ? 'Sending…' : 'Send a test event'}
-            </button>
-            <button
-              type="button"
-              class="secondary"
-              disabled={setStatus.pending}
-              onClick={() => {
-                setNotice('');
-                void setStatus.act(live ? 'paused' : 'live');
-              }}
-            >
-              {live ? 'Pause' : 'Resume'}
-            </button>
+            {may('POST /webhook/:id/test') && (
+              <button
+                type="button"
+                disabled={!live || test.pending}
+                title={live ? undefined : 'Resume the webhook to send it a test'}
+                onClick={() => {
+                  setNotice('');
+                  void test.act();
+                }}
+              >
+                {test.pending ? 'Sending…' : 'Send a test event'}
+              </button>
+            )}
+            {may('PUT /webhook/:id/status') && (
+              <button
+                type="button"
+                class="secondary"
+                disabled={setStatus.pending}
+                onClick={() => {
+                  setNotice('');
+                  void setStatus.act(live ? 'paused' : 'live');
+                }}
+              >
+                {live ? 'Pause' : 'Resume'}
+              </button>
+            )}
           </>
         }
       >
@@ -295,24 +300,26 @@ export function WebhookPage({ id }: { id: string }) {
         Refresh the log
       </button>
 
-      <form
-        class="card account-form webhook-edit"
-        noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
-          setNotice('');
-          const missing = draft.url.trim() === '' ? 'Enter the URL Pigeon should call.' : undefined;
-          setMissingUrl(missing);
-          if (!missing) void save.act();
-        }}
-      >
-        <h2>Settings</h2>
-        <ErrorNotice error={formLevelError(save.error, webhookFields)} />
-        <WebhookFields draft={draft} onDraft={setDraft} error={save.error} missingUrl={missingUrl} />
-        <button type="submit" disabled={save.pending}>
-          {save.pending ? 'Saving…' : 'Save changes'}
-        </button>
-      </form>
+      {may('PUT /webhook/:id') && (
+        <form
+          class="card account-form webhook-edit"
+          noValidate
+          onSubmit={(e) => {
+            e.preventDefault();
+            setNotice('');
+            const missing = draft.url.trim() === '' ? 'Enter the URL Pigeon should call.' : undefined;
+            setMissingUrl(missing);
+            if (!missing) void save.act();
+          }}
+        >
+          <h2>Settings</h2>
+          <ErrorNotice error={formLevelError(save.error, webhookFields)} />
+          <WebhookFields draft={draft} onDraft={setDraft} error={save.error} missingUrl={missingUrl} />
+          <button type="submit" disabled={save.pending}>
+            {save.pending ? 'Saving…' : 'Save changes'}
+          </button>
+        </form>
+      )}
     </section>
   );
 }

@@ -14,6 +14,7 @@ import {
   webhookFields,
 } from '../components/webhook-form.tsx';
 import { linkTo } from '../router.ts';
+import { useMay } from '../session.ts';
 
 /** A webhook's last HTTP code as words: 0 means no answer came. */
 export function lastAnswer(code: string | null): string {
@@ -26,6 +27,7 @@ export const answerTone = (code: string | null) =>
   code === null ? '' : /^2\d\d$/.test(code) ? 'state-delivered' : 'state-failed';
 
 export function WebhooksPage() {
+  const may = useMay();
   const webhooks = useLoad(() => api<{ webhooks: Webhook[] }>('GET', '/webhook').then((a) => a.webhooks), []);
   const [draft, setDraft] = useState<WebhookDraft>({ type: 'DLR', url: '', signature: '' });
   const [missingUrl, setMissingUrl] = useState<string | undefined>();
@@ -86,7 +88,7 @@ export function WebhooksPage() {
       ) : !webhooks.data ? (
         <Loading what="Loading your webhooks" />
       ) : webhooks.data.length === 0 ? (
-        <p class="empty">No webhooks yet: add one below.</p>
+        <p class="empty">No webhooks yet{may('POST /webhook') ? ': add one below' : ''}.</p>
       ) : (
         <div class="table-wrap">
           <table class="account-table">
@@ -118,23 +120,27 @@ export function WebhooksPage() {
                     </span>
                   </td>
                   <td class="account-row-actions">
-                    <button
-                      type="button"
-                      class="secondary"
-                      disabled={setStatus.pending}
-                      aria-label={`${w.status === 'live' ? 'Pause' : 'Resume'} webhook ${w.webhook_id}`}
-                      onClick={() => void setStatus.act(w, w.status === 'live' ? 'paused' : 'live')}
-                    >
-                      {w.status === 'live' ? 'Pause' : 'Resume'}
-                    </button>
-                    <ConfirmButton
-                      label="Delete"
-                      ariaLabel={`Delete webhook ${w.webhook_id}`}
-                      question={<>Delete this webhook and its attempt log?</>}
-                      confirmLabel="Yes, delete"
-                      pending={remove.pending}
-                      onConfirm={() => remove.act(w)}
-                    />
+                    {may('PUT /webhook/:id/status') && (
+                      <button
+                        type="button"
+                        class="secondary"
+                        disabled={setStatus.pending}
+                        aria-label={`${w.status === 'live' ? 'Pause' : 'Resume'} webhook ${w.webhook_id}`}
+                        onClick={() => void setStatus.act(w, w.status === 'live' ? 'paused' : 'live')}
+                      >
+                        {w.status === 'live' ? 'Pause' : 'Resume'}
+                      </button>
+                    )}
+                    {may('DELETE /webhook/:id') && (
+                      <ConfirmButton
+                        label="Delete"
+                        ariaLabel={`Delete webhook ${w.webhook_id}`}
+                        question={<>Delete this webhook and its attempt log?</>}
+                        confirmLabel="Yes, delete"
+                        pending={remove.pending}
+                        onConfirm={() => remove.act(w)}
+                      />
+                    )}
                   </td>
                 </tr>
               ))}
@@ -143,24 +149,26 @@ export function WebhooksPage() {
         </div>
       )}
 
-      <form
-        class="card account-form"
-        noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
-          setNotice('');
-          const missing = draft.url.trim() === '' ? 'Enter the URL Pigeon should call.' : undefined;
-          setMissingUrl(missing);
-          if (!missing) void create.act();
-        }}
-      >
-        <h2>New webhook</h2>
-        <ErrorNotice error={formLevelError(create.error, webhookFields)} />
-        <WebhookFields draft={draft} onDraft={setDraft} error={create.error} missingUrl={missingUrl} />
-        <button type="submit" disabled={create.pending}>
-          {create.pending ? 'Adding…' : 'Add webhook'}
-        </button>
-      </form>
+      {may('POST /webhook') && (
+        <form
+          class="card account-form"
+          noValidate
+          onSubmit={(e) => {
+            e.preventDefault();
+            setNotice('');
+            const missing = draft.url.trim() === '' ? 'Enter the URL Pigeon should call.' : undefined;
+            setMissingUrl(missing);
+            if (!missing) void create.act();
+          }}
+        >
+          <h2>New webhook</h2>
+          <ErrorNotice error={formLevelError(create.error, webhookFields)} />
+          <WebhookFields draft={draft} onDraft={setDraft} error={create.error} missingUrl={missingUrl} />
+          <button type="submit" disabled={create.pending}>
+            {create.pending ? 'Adding…' : 'Add webhook'}
+          </button>
+        </form>
+      )}
     </section>
   );
 }
