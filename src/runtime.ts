@@ -26,6 +26,7 @@ import { createPruneJob } from './lifecycle/prune-job.ts';
 import { createClickFolder } from './links/click-fold.ts';
 import { closeLinkServer, createLinkServer } from './links/link-server.ts';
 import { lookupRoutes } from './lookup/lookup.routes.ts';
+import { moderationRoutes } from './moderation/moderation.routes.ts';
 import { consumptionRoutes } from './reads/consumption.routes.ts';
 import { readsRoutes } from './reads/reads.routes.ts';
 import { statisticsRoutes } from './reads/statistics.routes.ts';
@@ -88,6 +89,7 @@ export function buildApi(
       (api) => eraseRoutes(api, services.erase),
       (api) => statisticsRoutes(api, services.statistics),
       (api) => smppUsersRoutes(api, services.smppUsers),
+      (api) => moderationRoutes(api, services.moderation),
     ],
   });
 }

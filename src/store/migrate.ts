@@ -31,6 +31,7 @@ import * as retentionSurvey from './migrations/028-retention-survey.ts';
 import * as campaignSystem from './migrations/029-campaign-system.ts';
 import * as smppServer from './migrations/030-smpp-server.ts';
 import * as hotForeignKeys from './migrations/031-hot-foreign-keys.ts';
+import * as senderIdsContentRules from './migrations/035-sender-ids-content-rules.ts';
 
 /** Migrations in order; each is told the dialect so column types can differ where they must. */
 export const migrations = {
@@ -65,6 +66,7 @@ export const migrations = {
   '029-campaign-system': campaignSystem,
   '030-smpp-server': smppServer,
   '031-hot-foreign-keys': hotForeignKeys,
+  '035-sender-ids-content-rules': senderIdsContentRules,
 };
 
 /** Applies every pending migration. Safe to run from several processes at once (Kysely takes a lock). */
