@@ -23,11 +23,9 @@ const SenderBody = Type.Object({
   }),
 });
 const IdParams = Type.Object({ id: Type.String() });
-const ReasonBody = Type.Optional(
-  Type.Object({
-    reason: Type.Optional(Type.Unknown({ description: 'told to the account (at most 500 characters)' })),
-  }),
-);
+/** A refusal's body, `{"reason": "…"}`, is optional: a PUT without a body refuses without a reason. */
+const reasonOf = (body: unknown): unknown =>
+  typeof body === 'object' && body !== null ? (body as { reason?: unknown }).reason : undefined;
 const RuleBody = Type.Object({
   rule: Type.Object({
     account_id: Type.Optional(
@@ -82,8 +80,8 @@ export function moderationRoutes(app: App, moderation: ModerationService): void 
   );
   app.put(
     '/operator/sender/:id/refuse',
-    { ...operatorOnly, schema: { params: IdParams, body: ReasonBody, response: SenderIdAnswer } },
-    async (req) => ok({ sender: await moderation.refuseSender(by(req), req.params.id, req.body?.reason) }),
+    { ...operatorOnly, schema: { params: IdParams, response: SenderIdAnswer } },
+    async (req) => ok({ sender: await moderation.refuseSender(by(req), req.params.id, reasonOf(req.body)) }),
   );
   app.get(
     '/operator/rules',
@@ -118,8 +116,8 @@ export function moderationRoutes(app: App, moderation: ModerationService): void 
   );
   app.put(
     '/operator/campaign/:id/refuse',
-    { ...operatorOnly, schema: { params: IdParams, body: ReasonBody, response: ModerationDecisionAnswer } },
+    { ...operatorOnly, schema: { params: IdParams, response: ModerationDecisionAnswer } },
     async (req) =>
-      ok({ campaign: await moderation.refuseCampaign(by(req), req.params.id, req.body?.reason) }),
+      ok({ campaign: await moderation.refuseCampaign(by(req), req.params.id, reasonOf(req.body)) }),
   );
 }

@@ -4,7 +4,7 @@ import { expect, it } from 'vitest';
 import { call, describeEachDialect, type Harness, type TestAccount } from '../helpers/harness.ts';
 
 let numberSeq = 0;
-const freshNumber = () => `3361${String(4000000 + ++numberSeq).padStart(7, '0')}`;
+const freshNumber = () => `3361${String(4000100 + ++numberSeq).padStart(7, '0')}`;
 
 async function operator(h: Harness): Promise<TestAccount> {
   const a = await h.account({ credits: 0 });

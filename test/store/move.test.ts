@@ -306,6 +306,14 @@ describe.skipIf(!pgUrl)('pigeon move (SQLite to PostgreSQL)', () => {
         expires_at: now + 60_000,
       })
       .execute();
+    // Moderation's: an operator account, a sender ID asked for, a content rule.
+    const { moderation } = h.deps.services;
+    await moderation.grantOperator('cli', a.id);
+    await moderation.requestSender(
+      { accountId: a.id, tokenId: 0, parentId: null },
+      { sender: 'MyShop', note: 'the shop' },
+    );
+    await moderation.addRule('cli', { kind: 'domain', value: 'spam.example', action: 'refuse' });
   }
 
   beforeAll(async () => {
