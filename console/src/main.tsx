@@ -6,6 +6,7 @@ import type { ComponentChildren } from 'preact';
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiFailure, api, errorText, onSignedOut, useCsrfToken } from './api.ts';
+import { useLoad } from './components/ui.tsx';
 import { formatNumber } from './format.ts';
 import { AlertPage } from './pages/alert.tsx';
 import { BlacklistPage } from './pages/blacklist.tsx';
@@ -14,7 +15,9 @@ import { CampaignsPage } from './pages/campaigns.tsx';
 import { DashboardPage } from './pages/dashboard.tsx';
 import { ListPage } from './pages/list.tsx';
 import { ListsPage } from './pages/lists.tsx';
+import { OperatorPage } from './pages/operator.tsx';
 import { SendPage } from './pages/send.tsx';
+import { SendersPage } from './pages/senders.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
 import { SmppUsersPage } from './pages/smpp-users.tsx';
 import { SubAccountsPage } from './pages/sub-accounts.tsx';
@@ -40,6 +43,8 @@ const routes: { path: string; title: string; page: (params: Record<string, strin
     { path: '/webhooks/:id', title: 'Webhook', page: (p) => <WebhookPage id={p.id} /> },
     { path: '/alert', title: 'Balance alert', page: () => <AlertPage /> },
     { path: '/sub-accounts', title: 'Sub-accounts', page: () => <SubAccountsPage /> },
+    { path: '/senders', title: 'Sender IDs', page: () => <SendersPage /> },
+    { path: '/operator', title: 'Operator', page: () => <OperatorPage /> },
   ];
 
 const nav: { path: string; label: string }[] = [
@@ -53,7 +58,11 @@ const nav: { path: string; label: string }[] = [
   { path: '/webhooks', label: 'Webhooks' },
   { path: '/alert', label: 'Balance alert' },
   { path: '/sub-accounts', label: 'Sub-accounts' },
+  { path: '/senders', label: 'Sender IDs' },
 ];
+
+/** The operator's area, in the menu of an operator account only (GET /operator/me answers it alone). */
+const operatorNav = { path: '/operator', label: 'Operator' };
 
 function Shell({ state, children }: { state: SessionState; children: ComponentChildren }) {
   const { session } = state;
@@ -63,6 +72,15 @@ function Shell({ state, children }: { state: SessionState; children: ComponentCh
   const account = session.account;
   const name = [account.firstname, account.lastname].filter(Boolean).join(' ') || account.email;
   const sub = actingAsSubAccount(session);
+  const operator = useLoad(
+    () =>
+      api('GET', '/operator/me').then(
+        () => true,
+        () => false,
+      ),
+    [session.account_id],
+  );
+  const items = operator.data ? [...nav, operatorNav] : nav;
   // Each page opened reads the session again: the balance in the top bar follows sends and transfers.
   const firstPath = useRef(path);
   useEffect(() => {
@@ -118,7 +136,7 @@ function Shell({ state, children }: { state: SessionState; children: ComponentCh
       {switchError && <p class="notice notice-error">{switchError}</p>}
       <nav id="nav" class={`nav${menuOpen ? ' open' : ''}`} aria-label="Console">
         <ul>
-          {nav.map((item) => {
+          {items.map((item) => {
             const current =
               item.path === '/' ? path === '/' : path === item.path || path.startsWith(`${item.path}/`);
             return (

@@ -95,31 +95,36 @@ export function normalizeRule(
   action: RuleAction;
 } {
   if (!(ruleKinds as readonly string[]).includes(kind))
-    throw new Error(`kind "${kind}" is not one of: ${ruleKinds.join(', ')}`);
+    throw new Error(`rule.kind "${kind}" is not one of: ${ruleKinds.join(', ')}`);
   if (!(ruleActions as readonly string[]).includes(action))
-    throw new Error(`action "${action}" is not one of: ${ruleActions.join(', ')}`);
+    throw new Error(`rule.action "${action}" is not one of: ${ruleActions.join(', ')}`);
   const trimmed = value.trim();
-  if (trimmed === '') throw new Error('value is empty');
+  if (trimmed === '') throw new Error('rule.value is empty');
   if (trimmed.length > maxRuleLength)
-    throw new Error(`value is ${trimmed.length} characters long; at most ${maxRuleLength}`);
+    throw new Error(`rule.value is ${trimmed.length} characters long; at most ${maxRuleLength}`);
   if (kind === 'domain') {
     const domain = trimmed
       .toLowerCase()
       .replace(/^https?:\/\//, '')
       .replace(/\/.*$/, '')
       .replace(/^\*\./, '');
-    if (!domainShape.test(domain)) throw new Error(`value "${trimmed}" is not a domain name (example.com)`);
+    if (!domainShape.test(domain))
+      throw new Error(`rule.value "${trimmed}" is not a domain name (example.com)`);
     return { kind, value: domain, action: action as RuleAction };
   }
   if (kind === 'word')
     return { kind, value: fold(trimmed).replace(/\s+/g, ' '), action: action as RuleAction };
   const reason = catastrophicReason(trimmed);
   if (reason)
-    throw new Error(`pattern "${trimmed}" is refused: it has ${reason}, which can take exponential time`);
+    throw new Error(
+      `rule.value: the pattern "${trimmed}" is refused: it has ${reason}, which can take exponential time`,
+    );
   try {
     new RegExp(trimmed, 'iu');
   } catch (error) {
-    throw new Error(`pattern "${trimmed}" is not a valid regular expression: ${(error as Error).message}`);
+    throw new Error(
+      `rule.value: the pattern "${trimmed}" is not a valid regular expression: ${(error as Error).message}`,
+    );
   }
   return { kind: 'pattern', value: trimmed, action: action as RuleAction };
 }

@@ -196,7 +196,7 @@ export function createModerationService(deps: {
       try {
         rule = normalizeRule(String(body.kind ?? ''), String(body.value ?? ''), String(body.action ?? ''));
       } catch (error) {
-        throw ApiError.data(`rule: ${(error as Error).message}`);
+        throw ApiError.data((error as Error).message);
       }
       const accountId =
         body.account_id === undefined || body.account_id === null || body.account_id === ''

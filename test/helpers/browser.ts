@@ -41,9 +41,17 @@ export interface ConsoleFixture {
   account(options?: {
     credits?: number;
   }): Promise<{ id: number; email: string; password: string; token: string }>;
+  /** Calls the API with an account's token, as a script would: the parsed answer. */
+  call<T = Envelope>(token: string, method: string, path: string, body?: unknown): Promise<T>;
   /** Saves a full-page screenshot as `<name>.png` in the run's screenshot folder. */
   screenshot(page: Page, name: string): Promise<string>;
   close(): Promise<void>;
+}
+
+/** An API answer: its status and whatever fields it has. */
+export interface Envelope {
+  status: number;
+  [field: string]: unknown;
 }
 
 let accounts = 0;
@@ -120,6 +128,18 @@ export async function startConsoleFixture(env: Record<string, string> = {}): Pro
         credits: options.credits ?? 1000,
       });
       return { id: Number(created.account_id), email, password, token: created.token };
+    },
+    async call<T>(token: string, method: string, path: string, body?: unknown): Promise<T> {
+      const response = await fetch(`${apiUrl}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          accept: 'application/json',
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return (await response.json()) as T;
     },
     async screenshot(page, name) {
       const path = join(shots, `${name}.png`);
