@@ -386,6 +386,7 @@ export async function createDeps(
       if (queuedMessages > 0) nudges.send('messages');
       nudges.send('events');
     },
+    locked: async (accountId) => (await accounts.operatorShow(accountId)).state === 'locked',
   });
   const moderation = createModerationService({
     db,

@@ -164,6 +164,12 @@ export const campaignsRepo = {
     return Number(result.numUpdatedRows) > 0 ? before : undefined;
   },
 
+  /** The account a campaign belongs to (any account's: the operator's moderation). */
+  async ownerOf(db: Executor, id: number): Promise<number | undefined> {
+    const row = await db.selectFrom('campaigns').select('account_id').where('id', '=', id).executeTakeFirst();
+    return row ? Number(row.account_id) : undefined;
+  },
+
   /** The campaigns held for moderation, oldest first, after `afterId` (keyset), every account's. */
   held(db: Executor, afterId: number, limit: number) {
     return db

@@ -31,6 +31,11 @@ export function createCampaignsService(deps: {
    * worker) and that it wrote a MODERATION event (a nudge to the webhook dispatcher).
    */
   decided?: (queued: number) => void;
+  /**
+   * Whether an account is locked (the accounts room's): an approved campaign of a locked account keeps its
+   * messages held, for the unlock to release. Absent: never locked.
+   */
+  locked?: (accountId: number) => Promise<boolean>;
   /** Retention of a campaign's messages: whether any is left to send, and the finished ones purged. */
   deliveryLifecycle: Pick<DeliveryLifecycleService, 'purgeCampaignMessages' | 'hasUnfinished'>;
 }) {
@@ -46,6 +51,9 @@ export function createCampaignsService(deps: {
    */
   async function decide(id: number, approved: boolean, reason: string) {
     const now = clock.now();
+    const owner = approved ? await campaignsRepo.ownerOf(db, id) : undefined;
+    // Read before the transaction: a lock taken meanwhile holds what this approval queues only at its next lock.
+    const keepHeld = owner !== undefined && ((await deps.locked?.(owner)) ?? false);
     const result = await db.transaction().execute(async (tx) => {
       const campaign = await campaignsRepo.decideModeration(
         tx,
@@ -54,7 +62,7 @@ export function createCampaignsService(deps: {
         reason,
       );
       if (!campaign) return undefined;
-      const messages = await delivery.releaseCampaign(tx, id, approved);
+      const messages = keepHeld ? Number(campaign.sent) : await delivery.releaseCampaign(tx, id, approved);
       const cost = Number(campaign.cost);
       const accountId = Number(campaign.account_id);
       if (!approved) {
@@ -80,7 +88,7 @@ export function createCampaignsService(deps: {
         refunded: approved ? 0 : cost,
       };
     });
-    if (result) deps.decided?.(approved ? result.messages : 0);
+    if (result) deps.decided?.(approved && !keepHeld ? result.messages : 0);
     return result;
   }
 

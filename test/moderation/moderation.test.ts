@@ -304,7 +304,7 @@ describeEachDialect('content rules and moderation', (h) => {
     expect(cancel.body.status).toBe(-7);
   });
 
-  it("an account's unlock leaves its held campaigns held; the customer may cancel one, refunded", async () => {
+  it("an account's unlock leaves its held campaigns held, and releases one approved while locked; the customer may cancel one", async () => {
     const op = await operator(h());
     const a = await h().account({ credits: 10 });
     await addRule(h(), op, { kind: 'word', value: 'bitcoin', action: 'hold', account_id: String(a.id) });
@@ -313,8 +313,20 @@ describeEachDialect('content rules and moderation', (h) => {
     await accounts.operatorLock(a.id);
     await accounts.operatorUnlock(a.id);
     expect((await messagesOf(h(), held.body.ticket)).map((m) => m.state)).toEqual(['held', 'held']);
+    // Approved while its account is locked, a campaign stays held until the unlock.
+    const second = await send(h(), a, 'bitcoin again');
+    await accounts.operatorLock(a.id);
+    const approved = await call(h().app, 'PUT', `/operator/campaign/${second.body.ticket}/approve`, {
+      token: op.token,
+    });
+    expect(approved.body.campaign).toMatchObject({ status: 'approved', messages: 1 });
+    expect((await messagesOf(h(), second.body.ticket)).map((m) => m.state)).toEqual(['held']);
+    await accounts.operatorUnlock(a.id);
+    expect((await messagesOf(h(), second.body.ticket)).map((m) => m.state)).toEqual(['queued']);
+    expect((await messagesOf(h(), held.body.ticket)).map((m) => m.state)).toEqual(['held', 'held']);
+
     const cancel = await call(h().app, 'DELETE', `/send/${held.body.ticket}`, { token: a.token });
-    expect(cancel.body).toMatchObject({ status: 1, credits: 10 });
+    expect(cancel.body).toMatchObject({ status: 1, credits: 9 });
     expect((await messagesOf(h(), held.body.ticket)).map((m) => m.state)).toEqual(['cancelled', 'cancelled']);
     const queue = await call(h().app, 'GET', '/operator/campaigns', { token: op.token });
     expect(queue.body.campaigns.map((c: { id: string }) => c.id)).not.toContain(held.body.ticket);
