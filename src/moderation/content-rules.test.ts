@@ -20,6 +20,13 @@ describe('content rules', () => {
     expect(match('see notevil.example and evil.example.org', [])).toBeUndefined();
   });
 
+  it('finds hosts in a long hostile text in linear time, and in addresses and ports', () => {
+    const match = compileRules([rule(1, 'domain', 'evil.example', 'refuse')])!;
+    expect(match(`${'a.'.repeat(20_000)}a`, [])).toBeUndefined();
+    expect(match('write to bob@mail.evil.example', [])?.found).toBe('mail.evil.example');
+    expect(match('http://evil.example:8080/x.', [])?.found).toBe('evil.example');
+  });
+
   it('a word matches whole, without case or accents; a refusal wins over a hold', () => {
     const match = compileRules([
       rule(1, 'word', 'casino', 'hold'),

@@ -131,13 +131,25 @@ export function normalizeRule(
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** Host names written in a text, with or without a scheme (`https://a.example/x`, `www.b.example`). */
-const hostInText =
-  /(?:[a-z][a-z0-9+.-]*:\/\/)?((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63})(?![a-z0-9-])/gi;
+/** A host name, dot-separated labels and a top-level domain: each label is split at its dots, so it runs in linear time. */
+const hostShape = /^(?:[a-z0-9-]+\.)+[a-z]{2,63}$/;
 
+/**
+ * Host names written in a text, with or without a scheme (`https://a.example/x`, `www.b.example`, `x@c.example`),
+ * and those of the links: the text is cut into tokens of URL characters, each token's host kept when it is one.
+ * No backtracking regular expression runs over the whole text.
+ */
 function hostsOf(text: string, links: readonly string[]): Set<string> {
   const hosts = new Set<string>();
-  for (const m of text.matchAll(hostInText)) hosts.add(m[1].toLowerCase());
+  for (const token of text.toLowerCase().split(/[^a-z0-9.\-:/]+/)) {
+    if (!token.includes('.')) continue;
+    const host = token
+      .replace(/^[a-z][a-z0-9+.-]*:\/\//, '')
+      .split('/', 1)[0]
+      .replace(/:\d*$/, '')
+      .replace(/\.+$/, '');
+    if (hostShape.test(host)) hosts.add(host);
+  }
   for (const link of links) {
     try {
       hosts.add(new URL(link).hostname.toLowerCase());
@@ -175,10 +187,13 @@ export function compileRules(rules: readonly ContentRule[]): RuleMatcher | undef
     const re = new RegExp(rule.value, 'iu');
     return (_folded: string, text: string) => re.exec(text)?.[0];
   });
+  const hasDomainRule = rules.some((r) => r.kind === 'domain');
+  const noHosts = new Set<string>();
   return (text, links) => {
     const folded = fold(text);
     const all = links.length > 0 ? `${text}\n${links.join('\n')}` : text;
-    const hosts = hostsOf(text, links);
+    // Hosts are looked for only when a domain rule will read them.
+    const hosts = hasDomainRule ? hostsOf(text, links) : noHosts;
     for (let i = 0; i < ordered.length; i++) {
       const found = tests[i](folded, all, hosts);
       if (found !== undefined) return { rule: ordered[i], found };

@@ -73,7 +73,9 @@ export function createScreening(deps: {
     const loading = load(account);
     memory.set(account.accountId, loading);
     // A failed load is not remembered: the next send asks again.
-    loading.catch(() => memory.delete(account.accountId));
+    loading.catch(() => {
+      if (memory.get(account.accountId) === loading) memory.delete(account.accountId);
+    });
     return loading;
   }
 
