@@ -101,6 +101,18 @@ describe('console moderation', () => {
       },
     });
     expect(fromFleur.status).toBe(1);
+    // The customer's campaigns say it was refused; a simulation of a held text says it would be held.
+    await nav(customerPage).getByRole('link', { name: 'Campaigns', exact: true }).click();
+    await customerPage
+      .getByRole('row', { name: /Grandes soldes demain/ })
+      .getByText('refused by moderation')
+      .waitFor();
+    await customerPage.goto('/console/send');
+    await customerPage.getByLabel('Numbers', { exact: true }).fill('33612345657');
+    await customerPage.getByLabel('Text').fill('Les soldes de juillet');
+    await customerPage.getByRole('button', { name: 'Simulate' }).click();
+    await customerPage.getByTestId('send-result').getByText('Held for moderation by the operator').waitFor();
+
     const refused = await f.call<{ campaign: { status: string }[] }>(
       customer.token,
       'GET',
