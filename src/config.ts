@@ -190,6 +190,11 @@ export const ConfigSchema = Type.Object({
    * that would pass it is refused with -7. 0 for no limit.
    */
   DAILY_MESSAGE_LIMIT: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0 }),
+  /**
+   * `required`: an account sends only from sender IDs the operator approved for it or its parent (`POST
+   * /sender`, `pigeon sender approve`); a send naming any other sender is -7. `off` (default): any valid sender.
+   */
+  SENDER_APPROVAL: oneOf(['off', 'required'], 'off'),
   WORKER_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 10_000, default: 1000 }),
   WORKER_POLL_MS: Type.Integer({ minimum: 5, default: 200 }),
   /**

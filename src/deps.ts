@@ -41,6 +41,7 @@ import { type ClickFold, createClickFold } from './links/click-fold.ts';
 import { createLinksService, type LinksService } from './links/links.service.ts';
 import { createLookupService, type LookupService } from './lookup/lookup.service.ts';
 import { numberingPlanProvider } from './lookup/numbering-plan.ts';
+import { createModerationService, type ModerationService } from './moderation/moderation.service.ts';
 import { createOps, type Ops } from './ops/ops.ts';
 import { appliedMigrations } from './ops/readiness.ts';
 import { createPricesService, type PricesService } from './prices/prices.service.ts';
@@ -125,7 +126,15 @@ export interface Services {
   users: UsersService;
   /** SMPP users' submits as sends, and their receipts and replies queued for their binds (src/smpp-server). */
   smppMessages: SmppMessagesService;
+  /** Sender IDs, content rules, the moderation queue and operator accounts (src/moderation). */
+  moderation: ModerationService;
 }
+
+/**
+ * How long each process remembers an account's content rules and approved sender IDs: a change made through
+ * another process (or the CLI) applies to sends within this; one made through this process at once.
+ */
+const moderationMemoryMs = 5000;
 
 export interface Deps {
   config: Config;
@@ -265,7 +274,9 @@ export async function createDeps(
     timezone: config.TIMEZONE,
     heldMessages: {
       hold: (tx, accountId) => delivery.holdQueued(tx, accountId),
-      release: (tx, accountId) => delivery.releaseHeld(tx, accountId),
+      // A campaign held for moderation stays held through an unlock: only the operator's decision releases it.
+      release: async (tx, accountId) =>
+        delivery.releaseHeld(tx, accountId, await campaigns.heldIds(tx, accountId)),
       released: () => nudges.send('messages'),
     },
     owners: {
@@ -409,6 +420,9 @@ export async function createDeps(
     routable: config.CONNECTORS_FILE
       ? (message) => findRoute(routing.routes, message) !== undefined
       : undefined,
+    // The moderation service, created below (called only later).
+    screen: (account, message) => moderation.screen(account, message),
+    held: () => nudges.send('events'),
   });
   const smppUsers = createSmppUsersService({
     db,
@@ -430,12 +444,35 @@ export async function createDeps(
   });
   const campaigns = createCampaignsService({
     db,
+    clock,
     config,
     credits,
     links,
     delivery,
     deliveryLifecycle,
     audit,
+    decided: (queuedMessages) => {
+      if (queuedMessages > 0) nudges.send('messages');
+      nudges.send('events');
+    },
+    locked: async (accountId) => (await accounts.operatorShow(accountId)).state === 'locked',
+  });
+  const moderation = createModerationService({
+    db,
+    clock,
+    timezone: config.TIMEZONE,
+    senderApproval: config.SENDER_APPROVAL === 'required',
+    memoryMs: moderationMemoryMs,
+    held: {
+      list: (afterId, limit) => campaigns.listHeld(afterId, limit),
+      approve: (id) => campaigns.approveHeld(id),
+      refuse: (id, reason) => campaigns.refuseHeld(id, reason),
+    },
+    accountExists: (accountId) =>
+      credits.credits(accountId).then(
+        () => true,
+        () => false,
+      ),
   });
   const balanceAlerts = createBalanceAlertsService({
     db,
@@ -575,6 +612,7 @@ export async function createDeps(
       smppUsers,
       smppMessages,
       users,
+      moderation,
     },
     urlGuard,
     nudges,

@@ -63,6 +63,18 @@ const usage = `usage: pigeon <command>
                                           database (migrated first), then check it: one JSON line per table,
                                           one for the ledger, one verdict; exit 1 on any difference. Stop
                                           the server first.
+  operator grant|revoke ACCOUNT_ID         the account's tokens may (or no longer) call /operator/*
+  operator list                           one JSON line per operator account
+  sender list [--state pending|approved|refused]
+                                          one JSON line per sender ID request, oldest first
+  sender approve|refuse ID [--reason R]   decide a request (SENDER_APPROVAL=required: only approved senders send)
+  rule list [--account ID]                one JSON line per content rule
+  rule add --kind domain|word|pattern --value V --action refuse|hold [--account ID]
+                                          a content rule for every account, or one account and its sub-accounts
+  rule delete ID
+  moderation list                         one JSON line per campaign held for moderation, oldest first
+  moderation approve|refuse TICKET [--reason R]
+                                          approved: its messages go out; refused: cancelled, credits refunded
   backup FILE                             a consistent copy of the SQLite DATABASE_URL, safe while the
                                           server runs (PostgreSQL: pg_dump, see docs/operations.md)
 
@@ -78,6 +90,16 @@ const print = (value: unknown): void => {
 function writeOut(chunk: string): Promise<void> {
   if (chunk === '' || process.stdout.write(chunk)) return Promise.resolve();
   return new Promise((resolve) => process.stdout.once('drain', () => resolve()));
+}
+
+/** Writes pages of rows keyed by id, one JSON line each, asking for the next page after the last id. */
+async function writePages(page: (after: number) => Promise<{ id: string }[]>): Promise<void> {
+  for (let after = 0; ; ) {
+    const rows = await page(after);
+    if (rows.length === 0) return;
+    await writeOut(rows.map((r) => `${JSON.stringify(r)}\n`).join(''));
+    after = Number(rows[rows.length - 1].id);
+  }
 }
 
 function needId(value: string | undefined, what: string): number {
@@ -175,6 +197,11 @@ async function run(argv: string[]): Promise<void> {
       json: { type: 'boolean' },
       limit: { type: 'string' },
       off: { type: 'boolean' },
+      state: { type: 'string' },
+      reason: { type: 'string' },
+      kind: { type: 'string' },
+      value: { type: 'string' },
+      action: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -449,6 +476,79 @@ async function run(argv: string[]): Promise<void> {
         ...(recorded.keyword && { keyword: recorded.keyword }),
         ...(recorded.answered !== undefined && { answered: recorded.answered }),
       });
+    }
+    case 'operator': {
+      if (sub === 'list')
+        return withDeps(config, async (deps) => {
+          for (const o of await deps.services.moderation.operatorAccounts('cli')) print(o);
+        });
+      if (sub !== 'grant' && sub !== 'revoke')
+        throw new UsageError('unknown operator command; try: operator grant, revoke or list');
+      const accountId = needId(rest[0], 'ACCOUNT_ID');
+      return print(
+        await withDeps(config, (deps) => {
+          const { moderation } = deps.services;
+          return sub === 'grant'
+            ? moderation.grantOperator('cli', accountId)
+            : moderation.revokeOperator('cli', accountId);
+        }),
+      );
+    }
+    case 'sender': {
+      if (sub === 'list')
+        return withDeps(config, (deps) =>
+          writePages((after) => deps.services.moderation.operatorSenders('cli', values.state, after)),
+        );
+      if (sub !== 'approve' && sub !== 'refuse')
+        throw new UsageError('unknown sender command; try: sender list, approve or refuse');
+      if (!rest[0]) throw new UsageError(`sender ${sub} needs the request's ID`);
+      return print(
+        await withDeps(config, (deps) => {
+          const { moderation } = deps.services;
+          return sub === 'approve'
+            ? moderation.approveSender('cli', rest[0])
+            : moderation.refuseSender('cli', rest[0], values.reason);
+        }),
+      );
+    }
+    case 'rule': {
+      if (sub === 'list')
+        return withDeps(config, async (deps) => {
+          for (const r of await deps.services.moderation.operatorRules('cli', values.account)) print(r);
+        });
+      if (sub === 'add')
+        return print(
+          await withDeps(config, (deps) =>
+            deps.services.moderation.addRule('cli', {
+              account_id: values.account,
+              kind: values.kind,
+              value: values.value,
+              action: values.action,
+            }),
+          ),
+        );
+      if (sub === 'delete') {
+        if (!rest[0]) throw new UsageError('rule delete needs the rule ID');
+        return print(await withDeps(config, (deps) => deps.services.moderation.deleteRule('cli', rest[0])));
+      }
+      throw new UsageError('unknown rule command; try: rule list, add or delete');
+    }
+    case 'moderation': {
+      if (sub === 'list')
+        return withDeps(config, (deps) =>
+          writePages((after) => deps.services.moderation.heldCampaigns('cli', after)),
+        );
+      if (sub !== 'approve' && sub !== 'refuse')
+        throw new UsageError('unknown moderation command; try: moderation list, approve or refuse');
+      if (!rest[0]) throw new UsageError(`moderation ${sub} needs the campaign's TICKET`);
+      return print(
+        await withDeps(config, (deps) => {
+          const { moderation } = deps.services;
+          return sub === 'approve'
+            ? moderation.approveCampaign('cli', rest[0])
+            : moderation.refuseCampaign('cli', rest[0], values.reason);
+        }),
+      );
     }
     default:
       throw new UsageError(`unknown command "${command}"`);

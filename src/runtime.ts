@@ -27,6 +27,7 @@ import { createPruneJob } from './lifecycle/prune-job.ts';
 import { createClickFolder } from './links/click-fold.ts';
 import { closeLinkServer, createLinkServer } from './links/link-server.ts';
 import { lookupRoutes } from './lookup/lookup.routes.ts';
+import { moderationRoutes } from './moderation/moderation.routes.ts';
 import { pricesRoutes } from './prices/prices.routes.ts';
 import { consumptionRoutes } from './reads/consumption.routes.ts';
 import { readsRoutes } from './reads/reads.routes.ts';
@@ -95,6 +96,7 @@ export function buildApi(
       (api) => smppUsersRoutes(api, services.smppUsers),
       (api) => usersRoutes(api, services.users),
       (api) => auditRoutes(api, services.audit),
+      (api) => moderationRoutes(api, services.moderation),
     ],
     publicRoutes: [(app) => userLinkRoutes(app, services.users)],
     // Each route's permission against the caller's role or token scope (src/users/permissions.ts).

@@ -6,6 +6,7 @@ import type { ComponentChildren } from 'preact';
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiFailure, api, errorText, onRoleRefused, onSignedOut, useCsrfToken } from './api.ts';
+import { useLoad } from './components/ui.tsx';
 import { formatNumber } from './format.ts';
 import { AcceptPage } from './pages/accept.tsx';
 import { AlertPage } from './pages/alert.tsx';
@@ -16,7 +17,9 @@ import { CampaignsPage } from './pages/campaigns.tsx';
 import { DashboardPage } from './pages/dashboard.tsx';
 import { ListPage } from './pages/list.tsx';
 import { ListsPage } from './pages/lists.tsx';
+import { OperatorPage } from './pages/operator.tsx';
 import { SendPage } from './pages/send.tsx';
+import { SendersPage } from './pages/senders.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
 import { SmppUsersPage } from './pages/smpp-users.tsx';
 import { SubAccountsPage } from './pages/sub-accounts.tsx';
@@ -68,6 +71,8 @@ const routes: {
   },
   { path: '/users', title: 'Users and roles', needs: 'GET /users', page: () => <UsersPage /> },
   { path: '/audit', title: 'Audit log', needs: 'GET /audit', page: () => <AuditPage /> },
+  { path: '/senders', title: 'Sender IDs', needs: 'GET /sender', page: () => <SendersPage /> },
+  { path: '/operator', title: 'Operator', needs: 'GET /operator/me', page: () => <OperatorPage /> },
 ];
 
 const nav: { path: string; label: string }[] = [
@@ -83,7 +88,11 @@ const nav: { path: string; label: string }[] = [
   { path: '/sub-accounts', label: 'Sub-accounts' },
   { path: '/users', label: 'Users' },
   { path: '/audit', label: 'Audit log' },
+  { path: '/senders', label: 'Sender IDs' },
 ];
+
+/** The operator's area, in the menu of an operator account only (GET /operator/me answers it alone). */
+const operatorNav = { path: '/operator', label: 'Operator' };
 
 /** Whether the session's role may open the page at `path` (every nav entry is a page of `routes`). */
 const mayOpen = (session: Session, path: string) =>
@@ -97,6 +106,15 @@ function Shell({ state, children }: { state: SessionState; children: ComponentCh
   const account = session.account;
   const name = [account.firstname, account.lastname].filter(Boolean).join(' ') || account.email;
   const sub = actingAsSubAccount(session);
+  const operator = useLoad(
+    () =>
+      api('GET', '/operator/me').then(
+        () => true,
+        () => false,
+      ),
+    [session.account_id],
+  );
+  const items = operator.data ? [...nav, operatorNav] : nav;
   // Each page opened reads the session again: the balance in the top bar follows sends and transfers.
   const firstPath = useRef(path);
   useEffect(() => {
@@ -158,7 +176,7 @@ function Shell({ state, children }: { state: SessionState; children: ComponentCh
       {switchError && <p class="notice notice-error">{switchError}</p>}
       <nav id="nav" class={`nav${menuOpen ? ' open' : ''}`} aria-label="Console">
         <ul>
-          {nav
+          {items
             .filter((item) => mayOpen(session, item.path))
             .map((item) => {
               const current =

@@ -5,7 +5,7 @@ import type { Executor } from '../store/db.ts';
 import { padToShape, runPrepared, shapedChunks, slot, slots } from '../store/prepared.ts';
 import type { CampaignsTable } from '../store/schema.ts';
 
-export type NewCampaign = Omit<Selectable<CampaignsTable>, 'id'>;
+export type NewCampaign = Omit<Selectable<CampaignsTable>, 'id' | 'moderation_note'>;
 
 const campaignColumns = [
   'account_id',
@@ -135,6 +135,72 @@ export const campaignsRepo = {
       .where('status', '<>', 'cancelled')
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
+  },
+
+  /** What held a campaign for moderation (the rule), written in the send's transaction. */
+  async setModerationNote(db: Executor, id: number, note: string): Promise<void> {
+    await db.updateTable('campaigns').set({ moderation_note: note }).where('id', '=', id).execute();
+  },
+
+  /**
+   * The operator's decision on a held campaign: `scheduled` (approved) or `refused` (its cost 0, refunded),
+   * only while it is still `moderation`; the row it changed, undefined when it was not held (any more). The
+   * row lock orders concurrent decisions.
+   */
+  async decideModeration(db: Executor, id: number, to: 'scheduled' | 'refused', note?: string) {
+    const before = await db
+      .selectFrom('campaigns')
+      .select(['id', 'account_id', 'billed_account_id', 'cost', 'sent', 'created_at'])
+      .where('id', '=', id)
+      .where('status', '=', 'moderation')
+      .executeTakeFirst();
+    if (!before) return undefined;
+    const result = await db
+      .updateTable('campaigns')
+      .set(to === 'refused' ? { status: to, cost: 0, moderation_note: note ?? null } : { status: to })
+      .where('id', '=', id)
+      .where('status', '=', 'moderation')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0 ? before : undefined;
+  },
+
+  /** The account a campaign belongs to (any account's: the operator's moderation). */
+  async ownerOf(db: Executor, id: number): Promise<number | undefined> {
+    const row = await db.selectFrom('campaigns').select('account_id').where('id', '=', id).executeTakeFirst();
+    return row ? Number(row.account_id) : undefined;
+  },
+
+  /** The campaigns held for moderation, oldest first, after `afterId` (keyset), every account's. */
+  held(db: Executor, afterId: number, limit: number) {
+    return db
+      .selectFrom('campaigns')
+      .select([
+        'id',
+        'account_id',
+        'sender',
+        'text',
+        'cost',
+        'sent',
+        'due_at',
+        'created_at',
+        'moderation_note',
+      ])
+      .where('status', '=', 'moderation')
+      .where('id', '>', afterId)
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+  },
+
+  /** The account's campaigns held for moderation: an unlock must leave their messages held. */
+  async heldIds(db: Executor, accountId: number): Promise<number[]> {
+    const rows = await db
+      .selectFrom('campaigns')
+      .select('id')
+      .where('status', '=', 'moderation')
+      .where('account_id', '=', accountId)
+      .execute();
+    return rows.map((r) => Number(r.id));
   },
 
   /** Records the lists a campaign was sent to, in the send's transaction. */

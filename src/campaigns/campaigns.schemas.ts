@@ -15,6 +15,13 @@ const campaignResult = {
   invalid: count,
   npai: count,
   not_allowed: Type.Integer({ description: 'recipients in a country the configuration does not allow' }),
+  moderation: Type.Optional(
+    Type.Literal('pending', {
+      description:
+        "Pigeon's addition, only on a send a content rule held: its campaign waits for the operator (charged; refunded if refused)",
+    }),
+  ),
+  held_by: Type.Optional(Type.String({ description: 'the content rule that held it and what matched' })),
 };
 /** What a send answers; a simulation has no `ticket`. */
 export const CampaignResult = Type.Object(campaignResult);

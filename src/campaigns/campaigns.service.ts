@@ -5,12 +5,16 @@ import type { CreditsService } from '../accounts/credits.service.ts';
 import type { Config } from '../config.ts';
 import type { DeliveryService } from '../delivery/delivery.service.ts';
 import type { DeliveryLifecycleService } from '../delivery/delivery-lifecycle.service.ts';
+import { moderationPayload } from '../events/event-bodies.ts';
 import type { LinksService } from '../links/links.service.ts';
 import type { AuditTrail } from '../shared/audit-trail.ts';
 import type { AuthContext } from '../shared/auth-context.ts';
+import type { Clock } from '../shared/clock.ts';
 import { ApiError } from '../shared/errors.ts';
-import { idIn } from '../shared/ids.ts';
+import { idIn, idOut } from '../shared/ids.ts';
+import { zonedTime } from '../shared/zoned-time.ts';
 import type { Db, Executor } from '../store/db.ts';
+import { appendEvents } from '../store/outbox.ts';
 import { campaignsRepo } from './campaigns.repo.ts';
 import { createDailyCap } from './daily-cap.ts';
 
@@ -18,19 +22,105 @@ export type CampaignsService = ReturnType<typeof createCampaignsService>;
 
 export function createCampaignsService(deps: {
   db: Db;
+  clock: Clock;
   config: Pick<Config, 'TIMEZONE' | 'DAILY_MESSAGE_LIMIT'>;
   credits: Pick<CreditsService, 'refund'>;
   links: Pick<LinksService, 'purgeCampaign'>;
-  delivery: Pick<DeliveryService, 'cancelUntaken'>;
+  delivery: Pick<DeliveryService, 'cancelUntaken' | 'releaseCampaign'>;
+  /**
+   * Told after the commit of a moderation decision: how many messages it queued (a nudge to the delivery
+   * worker) and that it wrote a MODERATION event (a nudge to the webhook dispatcher).
+   */
+  decided?: (queued: number) => void;
+  /**
+   * Whether an account is locked (the accounts room's): an approved campaign of a locked account keeps its
+   * messages held, for the unlock to release. Absent: never locked.
+   */
+  locked?: (accountId: number) => Promise<boolean>;
   /** Retention of a campaign's messages: whether any is left to send, and the finished ones purged. */
   deliveryLifecycle: Pick<DeliveryLifecycleService, 'purgeCampaignMessages' | 'hasUnfinished'>;
   /** The audit log: a cancel's entry, in its transaction. */
   audit: AuditTrail;
 }) {
-  const { db, config, credits, delivery, deliveryLifecycle, audit } = deps;
+  const { db, clock, config, credits, delivery, deliveryLifecycle, audit } = deps;
   const dailyCap = createDailyCap({ limit: config.DAILY_MESSAGE_LIMIT, timezone: config.TIMEZONE });
+  const dates = zonedTime(config.TIMEZONE);
+
+  /**
+   * The operator's decision on a campaign held for moderation, in one transaction: the campaign's status, its
+   * held messages queued (approved) or cancelled (refused: its cost refunded to the account that paid, with a
+   * ledger line, and its messages given back to the day's count), and the MODERATION event. Undefined when the
+   * campaign is not held (unknown, or decided already: the status update's row lock orders two decisions).
+   */
+  async function decide(id: number, approved: boolean, reason: string) {
+    const now = clock.now();
+    const owner = approved ? await campaignsRepo.ownerOf(db, id) : undefined;
+    // Read before the transaction: a lock taken meanwhile holds what this approval queues only at its next lock.
+    const keepHeld = owner !== undefined && ((await deps.locked?.(owner)) ?? false);
+    const result = await db.transaction().execute(async (tx) => {
+      const campaign = await campaignsRepo.decideModeration(
+        tx,
+        id,
+        approved ? 'scheduled' : 'refused',
+        reason,
+      );
+      if (!campaign) return undefined;
+      const messages = keepHeld ? Number(campaign.sent) : await delivery.releaseCampaign(tx, id, approved);
+      const cost = Number(campaign.cost);
+      const accountId = Number(campaign.account_id);
+      if (!approved) {
+        if (cost > 0) await credits.refund(tx, Number(campaign.billed_account_id), cost, id);
+        await dailyCap.giveBack(tx, accountId, Number(campaign.created_at), Number(campaign.sent));
+      }
+      await appendEvents(
+        tx,
+        [
+          {
+            account_id: accountId,
+            campaign_id: id,
+            type: 'MODERATION',
+            payload: moderationPayload(id, approved ? 'approved' : 'refused', reason, dates.wallTime(now)),
+          },
+        ],
+        now,
+      );
+      return {
+        id: idOut(id),
+        status: approved ? ('approved' as const) : ('refused' as const),
+        messages,
+        refunded: approved ? 0 : cost,
+      };
+    });
+    if (result) deps.decided?.(approved && !keepHeld ? result.messages : 0);
+    return result;
+  }
 
   return {
+    /** The operator approves a held campaign: its messages are queued, due as they were. */
+    approveHeld: (id: number) => decide(id, true, ''),
+
+    /** The operator refuses a held campaign: its messages cancelled, its cost refunded. */
+    refuseHeld: (id: number, reason: string) => decide(id, false, reason),
+
+    /** The moderation queue: campaigns held, every account's, oldest first, after `afterId`. */
+    async listHeld(afterId: number, limit: number) {
+      const rows = await campaignsRepo.held(db, afterId, limit);
+      return rows.map((r) => ({
+        id: idOut(Number(r.id)),
+        account_id: idOut(Number(r.account_id)),
+        sender: r.sender ?? '',
+        text: r.text,
+        cost: Number(r.cost),
+        sent: Number(r.sent),
+        date: dates.wallTime(Number(r.due_at)),
+        creation_date: dates.wallTime(Number(r.created_at)),
+        held_by: r.moderation_note ?? '',
+      }));
+    },
+
+    /** The account's campaigns held for moderation, in the caller's transaction (an unlock keeps them held). */
+    heldIds: (tx: Executor, accountId: number) => campaignsRepo.heldIds(tx, accountId),
+
     /**
      * Retention: deletes, in one transaction, up to `limit` rows of the account's oldest campaign created
      * before `before` whose messages are all done with: its messages first, then its links, then the campaign.
@@ -64,6 +154,8 @@ export function createCampaignsService(deps: {
         if (id === undefined || !campaign) throw ApiError.notFound(`campaign "${ticket}" not found`);
         const alreadyCancelled = () => ApiError.data(`campaign ${id} is already cancelled`);
         if (campaign.status === 'cancelled') throw alreadyCancelled();
+        if (campaign.status === 'refused')
+          throw ApiError.data(`campaign ${id} was refused by moderation: its cost was refunded then`);
         const messages = Number(campaign.sent);
         if (messages === 0) {
           throw ApiError.data(`campaign ${id} has no message to cancel: every recipient was filtered out`);
@@ -72,7 +164,10 @@ export function createCampaignsService(deps: {
         if (!(await campaignsRepo.markCancelled(tx, auth.accountId, id))) throw alreadyCancelled();
         // A worker may be claiming this campaign's messages right now. Only messages never taken are
         // cancelled; if any is missing, the campaign has started and the whole cancel rolls back.
-        const cancelled = await delivery.cancelUntaken(tx, auth.accountId, id);
+        const cancelled =
+          campaign.status === 'moderation'
+            ? await delivery.releaseCampaign(tx, id, false)
+            : await delivery.cancelUntaken(tx, auth.accountId, id);
         if (cancelled !== messages) {
           throw ApiError.data(
             `campaign ${id} cannot be cancelled: ${messages - cancelled} of its ${messages} messages have already been taken for sending`,

@@ -4,6 +4,7 @@
 import type { CreditsService } from '../accounts/credits.service.ts';
 import type { Config } from '../config.ts';
 import type { DeliveryService, NewMessage } from '../delivery/delivery.service.ts';
+import { moderationPayload } from '../events/event-bodies.ts';
 import type { IdempotencyService, RecordAnswer } from '../idempotency/idempotency.service.ts';
 import type { LinksService, NewLink } from '../links/links.service.ts';
 import type { PriceTable } from '../prices/price-table.ts';
@@ -12,9 +13,11 @@ import type { AuthContext } from '../shared/auth-context.ts';
 import type { Clock } from '../shared/clock.ts';
 import { ApiError } from '../shared/errors.ts';
 import { idIn, idOut } from '../shared/ids.ts';
+import { zonedTime } from '../shared/zoned-time.ts';
 import { parseCountries } from '../sms/numbers.ts';
 import { countSegments } from '../sms/segments.ts';
 import type { Db, DialectName, Executor } from '../store/db.ts';
+import { appendEvents } from '../store/outbox.ts';
 import { campaignsRepo, filterChunk, filtersRepo, type NewCampaign } from './campaigns.repo.ts';
 import type { CampaignResultView } from './campaigns.schemas.ts';
 import { createDailyCap } from './daily-cap.ts';
@@ -131,6 +134,17 @@ export function createSendingService(deps: {
     pushtype: string;
     accountId: number;
   }) => boolean;
+  /**
+   * A send's screening, once per campaign (wired in deps.ts to the moderation service): throws the -7 of a
+   * sender not approved or a refusing content rule, or says the campaign is held for moderation and why.
+   * Absent: every send passes.
+   */
+  screen?: (
+    account: { accountId: number; parentId: number | null },
+    message: { sender: string | null; text: string; links: readonly string[] },
+  ) => Promise<{ hold: false } | { hold: true; note: string }>;
+  /** Told after the commit of a send held for moderation (its MODERATION event: a nudge to the dispatcher). */
+  held?: () => void;
 }) {
   const { db, clock, config, credits, links, delivery, audit } = deps;
 
@@ -209,6 +223,14 @@ export function createSendingService(deps: {
       ? createListedLookups(db)
       : (accountId, numbers) => filtersRepo.listed(db, accountId, numbers);
   const { plan, tooManyParts, checkRecipientCount } = createSendPlanner(config);
+  const dates = zonedTime(config.TIMEZONE);
+
+  /** What held the send's campaign for moderation (a content rule), or undefined: it goes out as usual. */
+  async function screened(auth: AuthContext, p: Plan): Promise<string | undefined> {
+    if (!deps.screen) return undefined;
+    const decision = await deps.screen(auth, { sender: p.sender, text: p.text, links: p.links });
+    return decision.hold ? decision.note : undefined;
+  }
 
   /** Sorts a send's recipients into kept and filtered, against the account's blacklist and NPAI list. */
   const filterFor = <T>(
@@ -240,7 +262,10 @@ export function createSendingService(deps: {
     now: number,
     listIds: readonly number[] = [],
     record?: RecordAnswer<CampaignResult>,
+    /** What held the campaign for moderation: stored `moderation`, its messages `held`. */
+    heldBy?: string,
   ): Promise<CampaignResult> {
+    const moderation = heldBy === undefined ? {} : { moderation: 'pending' as const, held_by: heldBy };
     const template = compileTemplate(p.text);
     const linkCount = p.links.length;
     // A simulation prices with one drawn URL per link: every code has the same length and alphabet, so
@@ -280,7 +305,7 @@ export function createSendingService(deps: {
     if (simulate) {
       await dailyCap.check(db, auth.accountId, now, kept.length);
       const balance = await credits.payable(auth.accountId, cost);
-      return { cost, credits: balance - cost, ...counts };
+      return { cost, credits: balance - cost, ...counts, ...moderation };
     }
 
     const accountId = auth.accountId;
@@ -333,14 +358,14 @@ export function createSendingService(deps: {
       unicode: p.unicode ? 1 : 0,
       cost,
       ...counts,
-      status: 'scheduled',
+      status: heldBy === undefined ? 'scheduled' : 'moderation',
       due_at: p.dueAt,
       created_at: now,
       system: 0,
     };
     // A small send without an Idempotency-Key may be written together with the others of its group.
     const together: SmallSend | undefined =
-      writeTogether && !record && kept.length <= smallSendRecipients
+      writeTogether && !record && heldBy === undefined && kept.length <= smallSendRecipients
         ? {
             campaign: campaignRow,
             now,
@@ -367,7 +392,16 @@ export function createSendingService(deps: {
         }
         // The lists a list send used, for its reads (`lists:[{id}]`).
         await campaignsRepo.insertLists(tx, accountId, campaignId, listIds);
-        const campaign = { id: campaignId, accountId, dueAt: p.dueAt };
+        if (heldBy !== undefined) {
+          await campaignsRepo.setModerationNote(tx, campaignId, heldBy);
+          const payload = moderationPayload(campaignId, 'pending', heldBy, dates.wallTime(now));
+          await appendEvents(
+            tx,
+            [{ account_id: accountId, campaign_id: campaignId, type: 'MODERATION', payload }],
+            now,
+          );
+        }
+        const campaign = { id: campaignId, accountId, dueAt: p.dueAt, held: heldBy !== undefined };
         for (let start = 0; start < kept.length; start += writeChunk) {
           const end = Math.min(kept.length, start + writeChunk);
           await delivery.enqueue(tx, campaign, messagesOf(start, end));
@@ -378,6 +412,7 @@ export function createSendingService(deps: {
           cost,
           credits: debited.credits,
           ...counts,
+          ...moderation,
         };
         // The answer under its Idempotency-Key commits with the campaign, or neither does.
         await record?.(tx, result);
@@ -393,7 +428,8 @@ export function createSendingService(deps: {
       }),
     );
     // Committed: the delivery worker, maybe in another process, need not wait for its next poll.
-    queued(kept.length);
+    if (heldBy === undefined) queued(kept.length);
+    else deps.held?.();
     if (alerted) deps.alerted?.();
     return sent;
   }
@@ -432,8 +468,9 @@ export function createSendingService(deps: {
           yield { raw: r.value, item: { gsmsmsid, contact: null } };
         }
       };
+      const heldBy = await screened(auth, p);
       const { kept, counts } = await filterFor(auth.accountId, candidates(), p);
-      return execute(auth, p, kept, counts, options.simulate, now, [], options.record);
+      return execute(auth, p, kept, counts, options.simulate, now, [], options.record, heldBy);
     },
 
     /** POST /send/lists and its simulation: the recipients are the contacts of the account's lists. */
@@ -458,6 +495,7 @@ export function createSendingService(deps: {
       if (listRefs.length === 0)
         throw ApiError.data('sms.lists is missing or empty: give at least one list id as {"value": id}');
       if (!options.simulate) await refuseWhenBacklogged(now);
+      const heldBy = await screened(auth, p);
       const ids: number[] = [];
       for (const ref of listRefs) {
         const id = idIn(String(ref.value).trim());
@@ -488,7 +526,7 @@ export function createSendingService(deps: {
       }
       checkRecipientCount(contacts.length, 'the lists');
       const { kept, counts } = await filterFor(auth.accountId, contacts, p);
-      return execute(auth, p, kept, counts, options.simulate, now, ids, options.record);
+      return execute(auth, p, kept, counts, options.simulate, now, ids, options.record, heldBy);
     },
 
     /**

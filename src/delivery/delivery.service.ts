@@ -118,11 +118,14 @@ export interface QueuedCampaign {
   id: number;
   accountId: number;
   dueAt: number;
+  /** Held for moderation: its messages are stored `held`, never claimed until the operator approves them. */
+  held?: boolean;
 }
 
 /** A campaign's new messages as rows of `insertMessages`, queued at the campaign's due time. */
 function messageRows(campaign: QueuedCampaign, messages: readonly NewMessage[], now: number): unknown[][] {
   const { id, accountId, dueAt } = campaign;
+  const state = campaign.held ? 'held' : 'queued';
   const rows: unknown[][] = new Array(messages.length);
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i];
@@ -136,7 +139,7 @@ function messageRows(campaign: QueuedCampaign, messages: readonly NewMessage[], 
       m.text,
       m.parts,
       m.encoding,
-      'queued',
+      state,
       dueAt,
       now,
       m.credits,
@@ -598,9 +601,20 @@ export function createDeliveryService(deps: {
       return messagesRepo.moveAccountMessages(tx, accountId, 'queued', 'held', clock.now());
     },
 
-    /** Queues the account's held messages again, due when they were (the unlock's transaction); how many. */
-    releaseHeld(tx: Executor, accountId: number): Promise<number> {
-      return messagesRepo.moveAccountMessages(tx, accountId, 'held', 'queued', clock.now());
+    /**
+     * Queues the account's held messages again, due when they were (the unlock's transaction), but those of
+     * `heldCampaigns` (held for moderation: the operator releases them); how many.
+     */
+    releaseHeld(tx: Executor, accountId: number, heldCampaigns: readonly number[] = []): Promise<number> {
+      return messagesRepo.moveAccountMessages(tx, accountId, 'held', 'queued', clock.now(), heldCampaigns);
+    },
+
+    /**
+     * A campaign held for moderation, decided (the operator's transaction): its held messages queued, due when
+     * they were (approved), or cancelled, never sent (refused). How many moved.
+     */
+    releaseCampaign(tx: Executor, campaignId: number, approved: boolean): Promise<number> {
+      return messagesRepo.moveHeldCampaign(tx, campaignId, approved ? 'queued' : 'cancelled', clock.now());
     },
   };
 }

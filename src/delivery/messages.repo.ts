@@ -298,12 +298,33 @@ export const messagesRepo = {
     from: 'queued' | 'held',
     to: 'queued' | 'held',
     now: number,
+    exceptCampaigns: readonly number[] = [],
+  ): Promise<number> {
+    let query = db
+      .updateTable('messages')
+      .set({ state: to, updated_at: now })
+      .where('state', '=', from)
+      .where('account_id', '=', accountId);
+    if (exceptCampaigns.length > 0) query = query.where('campaign_id', 'not in', exceptCampaigns);
+    const result = await query.executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  },
+
+  /**
+   * Moves one campaign's `held` messages (held for moderation) to `queued` (approved, due when they were) or
+   * `cancelled` (refused); answers how many.
+   */
+  async moveHeldCampaign(
+    db: Executor,
+    campaignId: number,
+    to: 'queued' | 'cancelled',
+    now: number,
   ): Promise<number> {
     const result = await db
       .updateTable('messages')
       .set({ state: to, updated_at: now })
-      .where('state', '=', from)
-      .where('account_id', '=', accountId)
+      .where('campaign_id', '=', campaignId)
+      .where('state', '=', 'held')
       .executeTakeFirst();
     return Number(result.numUpdatedRows);
   },

@@ -16,8 +16,8 @@ import {
 // Each literal is the text the inline code built before these builders existed (delivery, links, accounts):
 // members in SMSFactor's order, ids as strings, counts as numbers.
 describe('event bodies', () => {
-  it('names the five event types in the order API.md lists them, and nothing else', () => {
-    expect(eventTypes).toEqual(['MO', 'DLR', 'STOP', 'CLICKER', 'BALANCE_ALERT']);
+  it("names the five event types in the order API.md lists them, then Pigeon's MODERATION, and nothing else", () => {
+    expect(eventTypes).toEqual(['MO', 'DLR', 'STOP', 'CLICKER', 'BALANCE_ALERT', 'MODERATION']);
     expect(isEventType('CLICKER')).toBe(true);
     expect(isEventType('clicker')).toBe(false);
     expect(isEventType('')).toBe(false);

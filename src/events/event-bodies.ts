@@ -11,7 +11,7 @@
 // CLICKER and BALANCE_ALERT (`Y-m-d H:i:s`, as SMSFactor documents both).
 
 /** The event types, in the order API.md lists them: outbox rows, webhook subscriptions and the route's enum. */
-export const eventTypes = ['MO', 'DLR', 'STOP', 'CLICKER', 'BALANCE_ALERT'] as const;
+export const eventTypes = ['MO', 'DLR', 'STOP', 'CLICKER', 'BALANCE_ALERT', 'MODERATION'] as const;
 
 export type EventType = (typeof eventTypes)[number];
 
@@ -71,7 +71,31 @@ export interface BalanceAlertBody {
   date: string;
 }
 
+/**
+ * Pigeon's addition (SMSFactor has no such webhook): a campaign held for moderation by a content rule
+ * (`pending`), then approved (its messages go out) or refused (cancelled, its cost refunded).
+ */
+export interface ModerationBody {
+  campaign_id: string;
+  status: 'pending' | 'approved' | 'refused';
+  /** What held it (pending), or the operator's reason (refused); '' for none. */
+  reason: string;
+  /** `Y-m-d H:i:s` on the zone's wall clock. */
+  date: string;
+}
+
 const json = JSON.stringify;
+
+/** The MODERATION body of a campaign's moderation step. */
+export function moderationPayload(
+  campaignId: number,
+  status: ModerationBody['status'],
+  reason: string,
+  date: string,
+): string {
+  const body: ModerationBody = { campaign_id: String(campaignId), status, reason, date };
+  return json(body);
+}
 
 /** The DLR body of a message: `gsmsmsid` null (none yet) and an unknown country are sent as ''. */
 export function dlrPayload(

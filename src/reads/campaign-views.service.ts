@@ -22,6 +22,8 @@ const smsfactorStatus: Record<CampaignStatus, CampaignView['status']> = {
   sent: 'Sent',
   done: 'Sent',
   cancelled: 'Cancelled',
+  moderation: 'Moderation',
+  refused: 'Refused',
 };
 
 /**
@@ -71,6 +73,8 @@ const emptyTally = (): Tally => ({
 /** Derives a campaign's status from where its messages are (src/campaigns/README.md, "Campaign status"). */
 export function statusOf(stored: string, t: Tally): CampaignStatus {
   if (stored === 'cancelled') return 'cancelled';
+  if (stored === 'moderation') return 'moderation';
+  if (stored === 'refused') return 'refused';
   if (t.final === t.messages) return 'done';
   if (t.untaken === t.messages) return 'scheduled';
   if (t.untaken + t.inWorker > 0) return 'sending';

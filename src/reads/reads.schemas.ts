@@ -8,10 +8,25 @@ import { answer, Id, Nullable, pageTotals, StringEnum, WallTime } from '../http/
 const count = Type.Integer();
 
 /** Pigeon's own words for where a campaign is (`state`): see src/campaigns/README.md, "Campaign status". */
-export const campaignStatuses = ['scheduled', 'sending', 'sent', 'done', 'cancelled'] as const;
+export const campaignStatuses = [
+  'scheduled',
+  'sending',
+  'sent',
+  'done',
+  'cancelled',
+  'moderation',
+  'refused',
+] as const;
 
 /** SMSFactor's words for a campaign's `status`, which its clients read (src/campaigns/README.md). */
-export const smsfactorCampaignStatuses = ['Scheduled', 'Sending', 'Sent', 'Cancelled'] as const;
+export const smsfactorCampaignStatuses = [
+  'Scheduled',
+  'Sending',
+  'Sent',
+  'Cancelled',
+  'Moderation',
+  'Refused',
+] as const;
 
 /** One campaign of GET /campaign/:ticket and GET /campaigns, with its counters. */
 export const Campaign = Type.Object({
@@ -24,7 +39,7 @@ export const Campaign = Type.Object({
   lists: Type.Array(Type.Object({ id: Id })),
   status: StringEnum(smsfactorCampaignStatuses, {
     description:
-      "SMSFactor's word: Scheduled, Sending, Sent (every message handed to the carrier), Cancelled",
+      "SMSFactor's word: Scheduled, Sending, Sent (every message handed to the carrier), Cancelled; Moderation (held by a content rule until the operator decides) and Refused (refused by the operator, refunded)",
   }),
   state: StringEnum(campaignStatuses, {
     description:

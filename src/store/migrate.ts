@@ -34,6 +34,7 @@ import * as hotForeignKeys from './migrations/031-hot-foreign-keys.ts';
 import * as users from './migrations/032-users.ts';
 import * as auditLog from './migrations/033-audit-log.ts';
 import * as pricesLimits from './migrations/034-prices-limits.ts';
+import * as senderIdsContentRules from './migrations/035-sender-ids-content-rules.ts';
 
 /** Migrations in order; each is told the dialect so column types can differ where they must. */
 export const migrations = {
@@ -71,6 +72,7 @@ export const migrations = {
   '032-users': users,
   '033-audit-log': auditLog,
   '034-prices-limits': pricesLimits,
+  '035-sender-ids-content-rules': senderIdsContentRules,
 };
 
 /** Applies every pending migration. Safe to run from several processes at once (Kysely takes a lock). */

@@ -163,6 +163,8 @@ export interface CampaignsTable {
    * of the customer's campaign reads. 0 for the customer's campaigns.
    */
   system: Generated<number>;
+  /** A campaign held for moderation: the rule that held it; a refused one: the operator's reason too. */
+  moderation_note: string | null;
 }
 
 /** The lists a campaign sent to (POST /send/lists), one row per list, written in the send's transaction. */
@@ -568,6 +570,39 @@ export interface AuditLogTable {
   ip: string | null;
 }
 
+/** A sender ID an account asked for (migration 035): `pending` until the operator approves or refuses it. */
+export interface SenderIdsTable {
+  id: Generated<number>;
+  account_id: number;
+  sender: string;
+  /** pending, approved or refused. */
+  state: string;
+  /** What the customer said of it when asking. */
+  note: string | null;
+  /** The operator's reason for a refusal. */
+  reason: string | null;
+  created_at: number;
+  decided_at: number | null;
+}
+
+/** A content rule (migration 035): for every account when `account_id` is null. */
+export interface ContentRulesTable {
+  id: Generated<number>;
+  account_id: number | null;
+  /** domain (a link's host or a parent domain of it), word (a whole word, without case) or pattern (a regex). */
+  kind: string;
+  value: string;
+  /** refuse (the send is -7) or hold (its campaign waits for the operator). */
+  action: string;
+  created_at: number;
+}
+
+/** An account whose tokens may call `/operator/*` (migration 035). */
+export interface OperatorAccountsTable {
+  account_id: number;
+  granted_at: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   credit_ledger: CreditLedgerTable;
@@ -608,6 +643,9 @@ export interface Database {
   smpp_outbox: SmppOutboxTable;
   prices: PricesTable;
   audit_log: AuditLogTable;
+  sender_ids: SenderIdsTable;
+  content_rules: ContentRulesTable;
+  operator_accounts: OperatorAccountsTable;
 }
 
 /**
@@ -655,4 +693,7 @@ export const tableNames = Object.keys({
   smpp_outbox: true,
   prices: true,
   audit_log: true,
+  sender_ids: true,
+  content_rules: true,
+  operator_accounts: true,
 } satisfies Record<keyof Database, true>) as (keyof Database)[];

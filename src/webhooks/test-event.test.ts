@@ -27,6 +27,8 @@ describe('test event', () => {
         '"short_url":"https://example.com/test","brand":"","model":"","os":"","info1":"","info2":"","info3":"",' +
         '"info4":"","clicks_on_link":1}',
       BALANCE_ALERT: '{"balance":100,"trigger":100,"date":"2026-07-14 12:30:05"}',
+      MODERATION:
+        '{"campaign_id":"0","status":"pending","reason":"rule 0 (word \\"test\\") matched \\"test\\"","date":"2026-07-14 12:30:05"}',
     });
   });
 });

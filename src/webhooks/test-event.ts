@@ -6,6 +6,7 @@ import {
   clickerPayload,
   clickerTemplate,
   dlrPayload,
+  moderationPayload,
   replyPayload,
 } from '../events/event-bodies.ts';
 import type { ZonedTime } from '../shared/zoned-time.ts';
@@ -42,6 +43,8 @@ export function testEventPayload(type: string, accountId: number, now: number, d
       return replyPayload(dates.isoSecond(now), 'STOP', sampleNumber, accountId, sampleGsmsmsid);
     case 'CLICKER':
       return clickerPayload(sampleLink, dates.wallTime(now), unknownDevice, 1);
+    case 'MODERATION':
+      return moderationPayload(0, 'pending', 'rule 0 (word "test") matched "test"', dates.wallTime(now));
     default:
       return balanceAlertPayload(100, 100, dates.wallTime(now));
   }

@@ -1,25 +1,15 @@
 // GET /account/:id/lock and /unlock: a parent locks its own sub-accounts only; a locked sub-account's tokens
 // and credentials answer -1 at once, and its queued messages wait, unsent, until it is unlocked.
-import { afterEach, expect, it } from 'vitest';
-import type { DeliveryWorker } from '../../src/delivery/delivery-worker.ts';
+import { expect, it } from 'vitest';
 import { call, describeEachDialect, type TestAccount } from '../helpers/harness.ts';
 import { waitFor } from '../helpers/wait.ts';
-import { deliveringSimulator, testDeliveryWorker } from '../helpers/worker.ts';
+import { deliveringWorkers } from '../helpers/worker.ts';
 
 // Numbers ending 0000–0002 are the simulator's failures: these end in 5 and more.
 const number = (n: number) => `33612${String(n).padStart(4, '0')}55`;
 
 describeEachDialect('account lock', (h) => {
-  const workers: DeliveryWorker[] = [];
-  afterEach(async () => {
-    for (const w of workers.splice(0)) await w.stop();
-  });
-
-  async function startWorker() {
-    const worker = testDeliveryWorker(h(), deliveringSimulator());
-    await worker.start();
-    workers.push(worker);
-  }
+  const startWorker = deliveringWorkers(h);
 
   async function send(account: TestAccount, recipients: string[], extra: Record<string, unknown> = {}) {
     const r = await call(h().app, 'POST', '/send', {

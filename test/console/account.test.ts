@@ -3,13 +3,8 @@
 // lock, their console view, and a sub-account signed in on its own that sees only its own data).
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ConsoleFixture, startConsoleFixture } from '../helpers/browser.ts';
+import { type ConsoleFixture, type Envelope, startConsoleFixture } from '../helpers/browser.ts';
 import { WebhookReceiver } from '../helpers/webhook-receiver.ts';
-
-interface Envelope {
-  status: number;
-  [field: string]: unknown;
-}
 
 describe('console account pages', () => {
   let f: ConsoleFixture;
@@ -24,18 +19,8 @@ describe('console account pages', () => {
     await f?.close();
   });
 
-  async function apiCall(token: string, method: string, path: string, body?: unknown): Promise<Envelope> {
-    const answer = await fetch(`${f.apiUrl}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        accept: 'application/json',
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return (await answer.json()) as Envelope;
-  }
+  const apiCall = (token: string, method: string, path: string, body?: unknown) =>
+    f.call(token, method, path, body);
 
   /** Goes to a console page through its navigation link, as a person would. */
   async function open(page: Page, link: string, heading: string) {

@@ -25,24 +25,8 @@ describe('console send, lists and blacklist', () => {
     await f?.close();
   });
 
-  /** Calls the API with an account's token, as a script would. */
-  async function call<T = Record<string, unknown>>(
-    token: string,
-    method: string,
-    path: string,
-    body?: unknown,
-  ): Promise<T> {
-    const response = await fetch(`${f.apiUrl}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        accept: 'application/json',
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return (await response.json()) as T;
-  }
+  const call = <T>(token: string, method: string, path: string, body?: unknown) =>
+    f.call<T>(token, method, path, body);
 
   const simulate = (token: string, message: Record<string, unknown>, numbers: string[]) =>
     call<Result>(token, 'POST', '/send/simulate', {

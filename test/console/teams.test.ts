@@ -52,7 +52,7 @@ describe('console for teams', () => {
   /** An account with one list and one campaign due in two days, made with its token. */
   async function accountWithList() {
     const account = await f.account({ credits: 500 });
-    const list = await f.api(account.token, 'POST', '/list', {
+    const list = await f.call(account.token, 'POST', '/list', {
       list: {
         name: 'Shop customers',
         contacts: { gsm: [{ value: '33612345678' }, { value: '33612345679' }] },
@@ -63,7 +63,7 @@ describe('console for teams', () => {
     const delay = new Date(Date.now() + 2 * 24 * 3_600_000)
       .toLocaleString('sv-SE', { timeZone: f.deps.config.TIMEZONE, hourCycle: 'h23' })
       .slice(0, 19);
-    const later = await f.api(account.token, 'POST', '/send', {
+    const later = await f.call(account.token, 'POST', '/send', {
       sms: { message: { text: 'See you tomorrow', delay }, recipients: { gsm: [{ value: '33612345680' }] } },
     });
     expect(later).toMatchObject({ status: 1 });
@@ -203,9 +203,9 @@ describe('console for teams', () => {
     const secret = (await page.locator('.secret code').textContent())!.trim();
     const row = page.getByRole('row', { name: /Dashboard reader/ });
     await expect.poll(() => row.locator('td[data-label="Scope"]').textContent()).toBe('read');
-    expect(await f.api(secret, 'GET', '/lists')).toMatchObject({ status: 1 });
+    expect(await f.call(secret, 'GET', '/lists')).toMatchObject({ status: 1 });
     expect(
-      await f.api(secret, 'POST', '/list', { list: { name: 'x', contacts: { gsm: [] } } }),
+      await f.call(secret, 'POST', '/list', { list: { name: 'x', contacts: { gsm: [] } } }),
     ).toMatchObject({
       status: -1,
     });
@@ -304,7 +304,7 @@ describe('console for teams', () => {
     await expect.poll(() => deleteList.count()).toBe(0);
     await expect.poll(() => userPage.getByTestId('user').textContent()).toBe(`${invited} viewer`);
     expect(await navLinks(userPage).allTextContents()).toEqual(withoutSendOrUsers);
-    const lists = await f.api(owner.token, 'GET', '/lists');
+    const lists = await f.call(owner.token, 'GET', '/lists');
     expect(lists.lists).toHaveLength(1);
 
     // Removed, after a confirmation: its session ends at its next request.

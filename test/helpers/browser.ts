@@ -41,16 +41,17 @@ export interface ConsoleFixture {
   account(options?: {
     credits?: number;
   }): Promise<{ id: number; email: string; password: string; token: string }>;
-  /** A call to the API with a token, as a program makes it: the envelope it answers. */
-  api(
-    token: string,
-    method: string,
-    path: string,
-    body?: unknown,
-  ): Promise<{ status: number; [field: string]: unknown }>;
+  /** Calls the API with an account's token, as a script would: the parsed answer. */
+  call<T = Envelope>(token: string, method: string, path: string, body?: unknown): Promise<T>;
   /** Saves a full-page screenshot as `<name>.png` in the run's screenshot folder. */
   screenshot(page: Page, name: string): Promise<string>;
   close(): Promise<void>;
+}
+
+/** An API answer: its status and whatever fields it has. */
+export interface Envelope {
+  status: number;
+  [field: string]: unknown;
 }
 
 let accounts = 0;
@@ -128,8 +129,8 @@ export async function startConsoleFixture(env: Record<string, string> = {}): Pro
       });
       return { id: Number(created.account_id), email, password, token: created.token };
     },
-    async api(token, method, path, body) {
-      const answer = await fetch(`${apiUrl}${path}`, {
+    async call<T>(token: string, method: string, path: string, body?: unknown): Promise<T> {
+      const response = await fetch(`${apiUrl}${path}`, {
         method,
         headers: {
           authorization: `Bearer ${token}`,
@@ -138,7 +139,7 @@ export async function startConsoleFixture(env: Record<string, string> = {}): Pro
         },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
-      return (await answer.json()) as { status: number; [field: string]: unknown };
+      return (await response.json()) as T;
     },
     async screenshot(page, name) {
       const path = join(shots, `${name}.png`);

@@ -1,5 +1,10 @@
 // The delivery worker as the tests run it: fast polls and sweeps, retries at once, on the harness's clock.
-import { createDeliveryWorker, type WorkerOptions } from '../../src/delivery/delivery-worker.ts';
+import { afterEach } from 'vitest';
+import {
+  createDeliveryWorker,
+  type DeliveryWorker,
+  type WorkerOptions,
+} from '../../src/delivery/delivery-worker.ts';
 import type { RouterTransport } from '../../src/delivery/routing/router-transport.ts';
 import { SimulatorTransport } from '../../src/delivery/simulator/simulator-transport.ts';
 import type { Transport } from '../../src/delivery/transport.ts';
@@ -38,6 +43,23 @@ export function testDeliveryWorker(
       ...options,
     },
   });
+}
+
+/**
+ * Starts delivering workers (every message delivered) on the suite's harness, each stopped after its test:
+ * call it in a suite's body, then the function it answers in a test.
+ */
+export function deliveringWorkers(h: () => Harness): () => Promise<DeliveryWorker> {
+  const workers: DeliveryWorker[] = [];
+  afterEach(async () => {
+    for (const w of workers.splice(0)) await w.stop();
+  });
+  return async () => {
+    const worker = testDeliveryWorker(h(), deliveringSimulator());
+    await worker.start();
+    workers.push(worker);
+    return worker;
+  };
 }
 
 /**

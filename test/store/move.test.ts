@@ -309,6 +309,14 @@ describe.skipIf(!pgUrl)('pigeon move (SQLite to PostgreSQL)', () => {
     // The operator's prices: the instance's list and the account's (one credit to France, as without them).
     await h.deps.services.prices.set(undefined, 'FR,1\n');
     await h.deps.services.prices.set(a.id, 'FR,1\n4474,3\n');
+    // Moderation's: an operator account, a sender ID asked for, a content rule.
+    const { moderation } = h.deps.services;
+    await moderation.grantOperator('cli', a.id);
+    await moderation.requestSender(
+      { accountId: a.id, tokenId: 0, parentId: null },
+      { sender: 'MyShop', note: 'the shop' },
+    );
+    await moderation.addRule('cli', { kind: 'domain', value: 'spam.example', action: 'refuse' });
   }
 
   beforeAll(async () => {

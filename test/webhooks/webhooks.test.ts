@@ -54,7 +54,7 @@ describeEachDialect('webhooks', (h) => {
       [{ type: 'MO' }, 'webhook.url is required'],
       [
         { type: 'SMS', url: 'https://x.example' },
-        'webhook.type "SMS" is not one of: MO, DLR, STOP, CLICKER, BALANCE_ALERT',
+        'webhook.type "SMS" is not one of: MO, DLR, STOP, CLICKER, BALANCE_ALERT, MODERATION',
       ],
       [{ type: 'MO', url: 'not a url' }, 'webhook.url "not a url" is not a valid URL'],
       [{ type: 'MO', url: 'ftp://x.example/' }, 'webhook.url must be http or https, not ftp'],

@@ -14,10 +14,16 @@ export const campaignStatusText: Record<Campaign['state'], string> = {
   sent: 'awaiting receipts',
   done: 'done',
   cancelled: 'cancelled',
+  moderation: 'awaiting moderation',
+  refused: 'refused by moderation',
 };
 
-/** Whether a campaign will still change by itself: its messages are not all final, and it was not cancelled. */
-export const isFinished = (c: Campaign) => c.state === 'done' || c.state === 'cancelled';
+/**
+ * Whether a campaign will still change by itself: its messages are not all final, and it was not cancelled or
+ * refused (one awaiting moderation changes when the operator decides).
+ */
+export const isFinished = (c: Campaign) =>
+  c.state === 'done' || c.state === 'cancelled' || c.state === 'refused';
 
 /** The part of a campaign's messages that have their final outcome, 0 to 1. */
 export function progressOf(c: Campaign): number {

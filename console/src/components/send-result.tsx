@@ -2,7 +2,7 @@
 
 import type { CampaignResultView } from '../../../src/campaigns/campaigns.schemas.ts';
 import { formatNumber } from '../format.ts';
-import { Stat } from './ui.tsx';
+import { Notice, Stat } from './ui.tsx';
 
 export function SendResult({ result, title }: { result: CampaignResultView; title: string }) {
   const filtered: [string, number][] = [
@@ -15,6 +15,12 @@ export function SendResult({ result, title }: { result: CampaignResultView; titl
   return (
     <section class="card send-result" aria-labelledby="send-result-title" data-testid="send-result">
       <h2 id="send-result-title">{title}</h2>
+      {result.moderation === 'pending' && (
+        <Notice kind="info">
+          Held for moderation by the operator ({result.held_by}): it is charged, and goes out once approved;
+          if refused, its credits come back.
+        </Notice>
+      )}
       <div class="grid">
         <Stat label="Cost" value={`${formatNumber(result.cost)} credits`} />
         <Stat label="Credits after" value={formatNumber(result.credits)} />

@@ -15,6 +15,7 @@ const typeLabels: Record<EventType, string> = {
   STOP: 'STOP: opt-out replies',
   CLICKER: 'CLICKER: link clicks',
   BALANCE_ALERT: 'BALANCE_ALERT: low balance',
+  MODERATION: 'MODERATION: a campaign held, approved or refused',
 };
 
 /** The event types (src/events/event-bodies.ts), in the order the form lists them. */
