@@ -465,9 +465,10 @@ export async function createDeps(
     memoryMs: moderationMemoryMs,
     held: {
       list: (afterId, limit) => campaigns.listHeld(afterId, limit),
-      approve: (id) => campaigns.approveHeld(id),
-      refuse: (id, reason) => campaigns.refuseHeld(id, reason),
+      approve: (id, by) => campaigns.approveHeld(id, by),
+      refuse: (id, reason, by) => campaigns.refuseHeld(id, reason, by),
     },
+    audit,
     accountExists: (accountId) =>
       credits.credits(accountId).then(
         () => true,

@@ -52,7 +52,7 @@ export function createCampaignsService(deps: {
    * ledger line, and its messages given back to the day's count), and the MODERATION event. Undefined when the
    * campaign is not held (unknown, or decided already: the status update's row lock orders two decisions).
    */
-  async function decide(id: number, approved: boolean, reason: string) {
+  async function decide(id: number, approved: boolean, reason: string, by?: AuthContext) {
     const now = clock.now();
     const owner = approved ? await campaignsRepo.ownerOf(db, id) : undefined;
     // Read before the transaction: a lock taken meanwhile holds what this approval queues only at its next lock.
@@ -84,6 +84,14 @@ export function createCampaignsService(deps: {
         ],
         now,
       );
+      // The operator's decision, on the customer's account (`by` absent: the operator's CLI).
+      await audit.record(tx, {
+        accountId,
+        auth: by,
+        action: approved ? 'campaign.approve' : 'campaign.refuse',
+        objectType: 'campaign',
+        objectId: id,
+      });
       return {
         id: idOut(id),
         status: approved ? ('approved' as const) : ('refused' as const),
@@ -97,10 +105,10 @@ export function createCampaignsService(deps: {
 
   return {
     /** The operator approves a held campaign: its messages are queued, due as they were. */
-    approveHeld: (id: number) => decide(id, true, ''),
+    approveHeld: (id: number, by?: AuthContext) => decide(id, true, '', by),
 
     /** The operator refuses a held campaign: its messages cancelled, its cost refunded. */
-    refuseHeld: (id: number, reason: string) => decide(id, false, reason),
+    refuseHeld: (id: number, reason: string, by?: AuthContext) => decide(id, false, reason, by),
 
     /** The moderation queue: campaigns held, every account's, oldest first, after `afterId`. */
     async listHeld(afterId: number, limit: number) {

@@ -2,6 +2,7 @@
 // operator. The customer's calls take the caller's AuthContext; every operator action is one method taking the
 // operator (`OperatorCaller`: an operator account's token, or the CLI) and checking it first, so each can be
 // written to an audit log in one place.
+import { type AuditTrail, withEntry } from '../shared/audit-trail.ts';
 import type { AuthContext } from '../shared/auth-context.ts';
 import type { Clock } from '../shared/clock.ts';
 import { ApiError } from '../shared/errors.ts';
@@ -26,9 +27,9 @@ export type OperatorCaller = 'cli' | AuthContext;
 export interface HeldCampaigns {
   list(afterId: number, limit: number): Promise<HeldCampaignView[]>;
   /** Approves a held campaign: its messages queued. Undefined when it is not held (unknown, or decided). */
-  approve(id: number): Promise<ModerationDecisionView | undefined>;
+  approve(id: number, by?: AuthContext): Promise<ModerationDecisionView | undefined>;
   /** Refuses a held campaign: its messages cancelled, its cost refunded. Undefined when it is not held. */
-  refuse(id: number, reason: string): Promise<ModerationDecisionView | undefined>;
+  refuse(id: number, reason: string, by?: AuthContext): Promise<ModerationDecisionView | undefined>;
 }
 
 /** Whether an account exists (the accounts room's), for a grant or an account's rule. */
@@ -57,6 +58,8 @@ export function createModerationService(deps: {
   memoryMs: number;
   held: HeldCampaigns;
   accountExists: AccountExists;
+  /** The audit log: each request and each of the operator's actions, in its transaction. */
+  audit: AuditTrail;
 }) {
   const { db, clock, held } = deps;
   const dates = zonedTime(deps.timezone);
@@ -104,6 +107,21 @@ export function createModerationService(deps: {
     return id;
   }
 
+  /** The API caller of an operator action; undefined for the CLI (the audit log's `cli` actor). */
+  const callerOf = (by: OperatorCaller): AuthContext | undefined => (by === 'cli' ? undefined : by);
+
+  /**
+   * A rule's entry: on the account it binds; an instance-wide rule's on the operator account that made it, or
+   * on account 0 (the instance) when the operator's CLI did.
+   */
+  const ruleEntry = (by: OperatorCaller, accountId: number | null, action: string, ruleId: number) => ({
+    accountId: accountId ?? (by === 'cli' ? 0 : by.accountId),
+    auth: callerOf(by),
+    action,
+    objectType: 'rule',
+    objectId: ruleId,
+  });
+
   async function decideSender(
     by: OperatorCaller,
     ticket: string,
@@ -114,9 +132,16 @@ export function createModerationService(deps: {
     const id = needId(ticket, 'sender request');
     const why = textField('reason', reason, maxNote);
     const row = await db.transaction().execute(async (tx) => {
-      if (!(await senderIdsRepo.find(tx, id)))
-        throw ApiError.notFound(`sender request "${ticket}" not found`);
+      const request = await senderIdsRepo.find(tx, id);
+      if (!request) throw ApiError.notFound(`sender request "${ticket}" not found`);
       await senderIdsRepo.decide(tx, id, state, state === 'refused' ? why : null, clock.now());
+      await deps.audit.record(tx, {
+        accountId: Number(request.account_id),
+        auth: callerOf(by),
+        action: state === 'approved' ? 'sender.approve' : 'sender.refuse',
+        objectType: 'sender',
+        objectId: id,
+      });
       return senderIdsRepo.find(tx, id);
     });
     screening.forget();
@@ -127,7 +152,9 @@ export function createModerationService(deps: {
     await requireOperator(by);
     const id = needId(ticket, 'campaign');
     const why = textField('reason', reason, maxNote);
-    const decided = approve ? await held.approve(id) : await held.refuse(id, why ?? '');
+    const decided = approve
+      ? await held.approve(id, callerOf(by))
+      : await held.refuse(id, why ?? '', callerOf(by));
     if (!decided) throw ApiError.notFound(`campaign "${ticket}" is not held for moderation`);
     return decided;
   }
@@ -151,6 +178,13 @@ export function createModerationService(deps: {
       const note = textField('sender.note', body.note, maxNote);
       const row = await db.transaction().execute(async (tx) => {
         const id = await senderIdsRepo.request(tx, auth.accountId, sender, note, clock.now());
+        await deps.audit.record(tx, {
+          accountId: auth.accountId,
+          auth,
+          action: 'sender.request',
+          objectType: 'sender',
+          objectId: id,
+        });
         return senderIdsRepo.find(tx, id);
       });
       return senderView(row!);
@@ -202,10 +236,14 @@ export function createModerationService(deps: {
         body.account_id === undefined || body.account_id === null || body.account_id === ''
           ? null
           : await existingAccount(body.account_id, 'rule.account_id');
-      const id = await contentRulesRepo.insert(db, {
-        ...rule,
-        account_id: accountId,
-        created_at: clock.now(),
+      const id = await db.transaction().execute(async (tx) => {
+        const inserted = await contentRulesRepo.insert(tx, {
+          ...rule,
+          account_id: accountId,
+          created_at: clock.now(),
+        });
+        await deps.audit.record(tx, ruleEntry(by, accountId, 'rule.add', inserted));
+        return inserted;
       });
       screening.forget();
       return ruleView((await contentRulesRepo.find(db, id))!);
@@ -214,7 +252,15 @@ export function createModerationService(deps: {
     async deleteRule(by: OperatorCaller, ruleId: string): Promise<{ deleted_id: string }> {
       await requireOperator(by);
       const id = needId(ruleId, 'rule');
-      if (!(await contentRulesRepo.remove(db, id))) throw ApiError.notFound(`rule "${ruleId}" not found`);
+      await db.transaction().execute(async (tx) => {
+        const rule = await contentRulesRepo.find(tx, id);
+        if (!rule || !(await contentRulesRepo.remove(tx, id)))
+          throw ApiError.notFound(`rule "${ruleId}" not found`);
+        await deps.audit.record(
+          tx,
+          ruleEntry(by, rule.account_id === null ? null : Number(rule.account_id), 'rule.delete', id),
+        );
+      });
       screening.forget();
       return { deleted_id: idOut(id) };
     },
@@ -233,7 +279,12 @@ export function createModerationService(deps: {
     async grantOperator(by: OperatorCaller, accountId: number) {
       await requireOperator(by);
       await existingAccount(accountId, 'ACCOUNT_ID');
-      const changed = await operatorAccountsRepo.grant(db, accountId, clock.now());
+      const changed = await withEntry(
+        db,
+        deps.audit,
+        { accountId, auth: callerOf(by), action: 'operator.grant', objectType: 'account', objectId: accountId },
+        (tx) => operatorAccountsRepo.grant(tx, accountId, clock.now()),
+      );
       return { account_id: idOut(accountId), operator: true, changed };
     },
 
@@ -248,7 +299,12 @@ export function createModerationService(deps: {
 
     async revokeOperator(by: OperatorCaller, accountId: number) {
       await requireOperator(by);
-      const changed = await operatorAccountsRepo.revoke(db, accountId);
+      const changed = await withEntry(
+        db,
+        deps.audit,
+        { accountId, auth: callerOf(by), action: 'operator.revoke', objectType: 'account', objectId: accountId },
+        (tx) => operatorAccountsRepo.revoke(tx, accountId),
+      );
       return { account_id: idOut(accountId), operator: false, changed };
     },
   };

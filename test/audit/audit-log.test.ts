@@ -110,7 +110,28 @@ describeEachDialect('audit log', (h) => {
       return (await call(h().app, 'GET', `/list/${id}`, { token: parent.token })).body.list[0].id;
     };
     const ticket = async () => (await post('/send', sendBody('33612345602'))).body.ticket;
-    return { parent, sub, tokenId, post, webhook, list, contact, ticket };
+    // The parent is also an operator account, for the /operator/* routes.
+    const { moderation } = h().deps.services;
+    await moderation.grantOperator('cli', parent.id);
+    const senderRequest = async (sender: string) =>
+      (await moderation.requestSender({ accountId: parent.id, tokenId: 0, parentId: null }, { sender })).id;
+    const rule = async (action: 'refuse' | 'hold', value = `w${Date.now()}x`) =>
+      (await moderation.addRule('cli', { account_id: String(parent.id), kind: 'word', value, action })).id;
+    /** A campaign a holding rule of the parent's held for moderation (each with a word of its own). */
+    let held = 0;
+    const heldTicket = async () => {
+      const word = `holdme${++held}x`;
+      await rule('hold', word);
+      const sent = await post('/send', {
+        sms: {
+          message: { ...message, text: `Hello ${word}` },
+          recipients: { gsm: [{ value: `3361234570${held}` }] },
+        },
+      });
+      expect(sent.body.moderation).toBe('pending');
+      return sent.body.ticket;
+    };
+    return { parent, sub, tokenId, post, webhook, list, contact, ticket, senderRequest, rule, heldTicket };
   }
 
   it('every changing route writes exactly one entry: its action, object, actor (the token, named) and IP', async () => {
@@ -444,6 +465,80 @@ describeEachDialect('audit log', (h) => {
           );
           return { method: 'DELETE', url: `/users/${added.id}`, token: t };
         },
+      },
+      {
+        route: 'POST /sender',
+        action: 'sender.request',
+        objectType: 'sender',
+        request: async () => ({
+          method: 'POST',
+          url: '/sender',
+          json: { sender: { sender: 'Shop1' } },
+          token: t,
+        }),
+      },
+      {
+        route: 'PUT /operator/sender/:id/approve',
+        action: 'sender.approve',
+        objectType: 'sender',
+        request: async () => ({
+          method: 'PUT',
+          url: `/operator/sender/${await f.senderRequest('Shop2')}/approve`,
+          token: t,
+        }),
+      },
+      {
+        route: 'PUT /operator/sender/:id/refuse',
+        action: 'sender.refuse',
+        objectType: 'sender',
+        request: async () => ({
+          method: 'PUT',
+          url: `/operator/sender/${await f.senderRequest('Shop3')}/refuse`,
+          token: t,
+        }),
+      },
+      {
+        route: 'POST /operator/rule',
+        action: 'rule.add',
+        objectType: 'rule',
+        request: async () => ({
+          method: 'POST',
+          url: '/operator/rule',
+          json: {
+            rule: { account_id: String(f.parent.id), kind: 'word', value: 'zzqqxx', action: 'refuse' },
+          },
+          token: t,
+        }),
+      },
+      {
+        route: 'DELETE /operator/rule/:id',
+        action: 'rule.delete',
+        objectType: 'rule',
+        request: async () => ({
+          method: 'DELETE',
+          url: `/operator/rule/${await f.rule('refuse')}`,
+          token: t,
+        }),
+      },
+      {
+        route: 'PUT /operator/campaign/:id/approve',
+        action: 'campaign.approve',
+        objectType: 'campaign',
+        request: async () => ({
+          method: 'PUT',
+          url: `/operator/campaign/${await f.heldTicket()}/approve`,
+          token: t,
+        }),
+      },
+      {
+        route: 'PUT /operator/campaign/:id/refuse',
+        action: 'campaign.refuse',
+        objectType: 'campaign',
+        request: async () => ({
+          method: 'PUT',
+          url: `/operator/campaign/${await f.heldTicket()}/refuse`,
+          token: t,
+        }),
       },
     ];
 
