@@ -10,14 +10,14 @@
 // BENCH_NODES_KINDS picks (latency,throughput). Exits non-zero when a message got no webhook or two.
 // PostgreSQL: BENCH_PG_URL, else PG_TEST_URL, else the local `test` database; each round works in a schema of
 // its own, dropped at its end.
-import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
-import { withAdvisoryLock } from '../src/store/db.ts';
 import { createAccount } from '../test/helpers/cli.ts';
 import { NodeGroup } from '../test/helpers/nodes.ts';
 import { autocannon } from './autocannon.ts';
+import { ProcessSampler } from './pipeline/measure.ts';
+import { PostgresRound } from './pipeline/postgres.ts';
 
 function setting(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -38,6 +38,8 @@ interface Round {
   nodes: NodeGroup;
   apiUrls: string[];
   token: string;
+  /** PostgreSQL's side of the round: its backends' CPU and its statistics (the nodes' sessions only). */
+  database: PostgresRound;
 }
 
 const sendBody = (number: string) =>
@@ -65,8 +67,8 @@ async function withRound<T>(
   } finally {
     await probe.end().catch(() => {});
   }
-  const schema = `bench_nodes_${randomBytes(4).toString('hex')}`;
-  const databaseUrl = `${base}${base.includes('?') ? '&' : '?'}schema=${schema}`;
+  const database = new PostgresRound(base);
+  const { databaseUrl } = database;
 
   const arrivals = new Map<string, number[]>();
   const receiver = createServer((req, res) => {
@@ -97,6 +99,7 @@ async function withRound<T>(
       WEBHOOK_ALLOW_PRIVATE: 'true',
       RATE_LIMIT_IP_RPS: '0',
       LOG_LEVEL: 'info',
+      ...database.env,
       ...env,
     },
   });
@@ -121,18 +124,58 @@ async function withRound<T>(
       body: JSON.stringify({ webhook: { type: 'DLR', url: hookUrl } }),
     });
     if (((await hook.json()) as { status: number }).status !== 1) throw new Error('webhook not created');
-    return await body({ arrivals, nodes, apiUrls, token });
+    await database.connect();
+    return await body({ arrivals, nodes, apiUrls, token, database });
   } finally {
+    database.stopSampling();
     await nodes.killAll();
     await new Promise<void>((resolve) => receiver.close(() => resolve()));
-    await withAdvisoryLock(base, async () => {
-      const client = new pg.Client({ connectionString: base });
-      await client.connect();
-      await client.query(`drop schema if exists ${schema} cascade`);
-      await client.end();
-    });
+    await database.drop();
   }
 }
+
+type CpuPerMessage = Record<'api' | 'delivery' | 'webhooks' | 'postgres', number>;
+
+/**
+ * Starts counting the CPU of each role's processes and of PostgreSQL's backends; the answer stops it and
+ * divides by the messages given, with the statements and commits PostgreSQL's statistics show per message.
+ */
+async function measureCpu(nodes: NodeGroup, database: PostgresRound) {
+  const byRole = (['api', 'delivery', 'webhooks'] as const).map((role) => ({
+    role,
+    sampler: new ProcessSampler(() => nodes.nodes.filter((n) => n.role === role).map((n) => n.pid)).start(),
+  }));
+  await database.start();
+  return async (messages: number) => {
+    const per = (seconds: number) => (seconds * 1000) / Math.max(1, messages);
+    const cpu = Object.fromEntries(byRole.map(({ role, sampler }) => [role, per(sampler.stop().cpuSeconds)]));
+    cpu.postgres = per(database.usage().backends.cpuSeconds);
+    const stats = await database.finish(messages);
+    let rowWrites = 0;
+    let hotUpdates = 0;
+    for (const t of Object.values(stats.tables)) {
+      rowWrites += t.n_tup_ins + t.n_tup_upd + t.n_tup_del;
+      hotUpdates += t.n_tup_hot_upd;
+    }
+    return {
+      cpuMsPerMessage: cpu as CpuPerMessage,
+      rowWritesPerMessage: rowWrites,
+      hotUpdatesPerMessage: hotUpdates,
+      statementsPerMessage: stats.perMessage.statements,
+      commitsPerMessage: stats.perMessage.xact_commit,
+    };
+  };
+}
+
+const cpuLine = (m: Awaited<ReturnType<Awaited<ReturnType<typeof measureCpu>>>>) => {
+  const c = m.cpuMsPerMessage;
+  return (
+    `  CPU per message: api ${c.api.toFixed(3)} + delivery ${c.delivery.toFixed(3)} + webhooks ${c.webhooks.toFixed(3)} ` +
+    `+ PostgreSQL backends ${c.postgres.toFixed(3)} = ${(c.api + c.delivery + c.webhooks + c.postgres).toFixed(3)} ms; ` +
+    `statements ${m.statementsPerMessage?.toFixed(1) ?? 'n/a'}, commits ${m.commitsPerMessage.toFixed(2)}, ` +
+    `rows written ${m.rowWritesPerMessage.toFixed(1)} (HOT updates ${m.hotUpdatesPerMessage.toFixed(1)}) per message`
+  );
+};
 
 /** Waits until every number of `numbers` has a webhook, or `maxMs`; answers when the last one came. */
 async function awaitWebhooks(arrivals: Map<string, number[]>, numbers: Iterable<string>, maxMs: number) {
@@ -160,12 +203,13 @@ async function latency(base: string): Promise<boolean> {
   const rate = setting('BENCH_NODES_RATE', 300);
   const seconds = setting('BENCH_NODES_SECONDS', 10);
   const pollMs = setting('BENCH_NODES_POLL_MS', 60_000);
+  const count = setting('BENCH_NODES_LATENCY_COUNT', 1);
   const ok = await withRound(
     base,
-    1,
+    count,
     { WORKER_POLL_MS: String(pollMs) },
     rate * seconds * 2,
-    async ({ arrivals, apiUrls, token }) => {
+    async ({ arrivals, apiUrls, token, nodes, database }) => {
       const started = new Map<string, number>();
       /** When each send's answer came back: the API's own queueing left out. */
       const accepted = new Map<string, number>();
@@ -174,7 +218,7 @@ async function latency(base: string): Promise<boolean> {
       const send = async (i: number) => {
         const number = `336${String(40_000_000 + i)}`;
         started.set(number, performance.now());
-        const response = await fetch(`${apiUrls[0]}/send`, {
+        const response = await fetch(`${apiUrls[i % apiUrls.length]}/send`, {
           method: 'POST',
           headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
           body: sendBody(number),
@@ -194,6 +238,7 @@ async function latency(base: string): Promise<boolean> {
       };
       const total = Math.round(rate * seconds);
       const sends: Promise<void>[] = [];
+      const measured = await measureCpu(nodes, database);
       const t0 = performance.now();
       // Paced on the wall clock: each tick sends what the rate owes since the start.
       await new Promise<void>((resolve) => {
@@ -209,6 +254,7 @@ async function latency(base: string): Promise<boolean> {
       await Promise.all(sends);
       const sentIn = (performance.now() - t0) / 1000;
       const { missing, twice } = await awaitWebhooks(arrivals, started.keys(), 30_000);
+      const cost = await measured(started.size);
       const latencies: number[] = [];
       const fromAnswer: number[] = [];
       for (const [number, at] of started) {
@@ -221,7 +267,7 @@ async function latency(base: string): Promise<boolean> {
       fromAnswer.sort((a, b) => a - b);
       const ms = (v: number) => `${v.toFixed(1)} ms`;
       console.log(
-        `latency: roles apart on PostgreSQL (api, delivery, webhooks), polls ${pollMs} ms, simulator: ` +
+        `latency: roles apart on PostgreSQL (${count} api, delivery and webhooks), polls ${pollMs} ms, simulator: ` +
           `${started.size} sends accepted at ${(started.size / sentIn).toFixed(0)}/s over ${sentIn.toFixed(1)} s` +
           (refused > 0 ? ` (${refused} refused: ${[...reasons].slice(0, 3).join('; ')})` : ''),
       );
@@ -234,6 +280,7 @@ async function latency(base: string): Promise<boolean> {
           `max ${ms(fromAnswer.at(-1) ?? Number.NaN)}`,
       );
       console.log(`  bookkeeping: ${missing} without a webhook, ${twice} with two or more`);
+      console.log(cpuLine(cost));
       return missing === 0 && twice === 0 && refused === 0;
     },
   );
@@ -247,8 +294,10 @@ async function latency(base: string): Promise<boolean> {
 async function throughput(base: string, count: number) {
   const seconds = setting('BENCH_NODES_LOAD_SECONDS', 10);
   const connections = 64;
-  return withRound(base, count, {}, 10_000_000, async ({ arrivals, apiUrls, token }) => {
+  return withRound(base, count, {}, 10_000_000, async ({ arrivals, apiUrls, token, nodes, database }) => {
     const numbers: string[] = [];
+    // CPU from the load's start to the last webhook: each role's processes, and PostgreSQL's backends.
+    const measured = await measureCpu(nodes, database);
     const t0 = performance.now();
     const results = await Promise.all(
       apiUrls.map((url, a) => {
@@ -279,6 +328,7 @@ async function throughput(base: string, count: number) {
     // A request cut at the load's end may have been accepted: only the numbers with a webhook count as sent,
     // and every accepted send must have one.
     const { last, twice } = await awaitWebhooks(arrivals, numbers, 120_000);
+    const cost = await measured(accepted);
     const delivered = numbers.filter((n) => arrivals.has(n)).length;
     const seconds2 = (last - t0) / 1000;
     return {
@@ -291,6 +341,7 @@ async function throughput(base: string, count: number) {
       lastWebhookSeconds: seconds2,
       missing: Math.max(0, accepted - delivered),
       twice,
+      cost,
     };
   });
 }
@@ -314,6 +365,7 @@ export async function run(): Promise<void> {
           `DLR webhooks ${round.webhooksPerSecond.toFixed(0)}/s, the last ${round.lastWebhookSeconds.toFixed(1)} s after the first send; ` +
           `${round.missing} accepted without a webhook, ${round.twice} with two or more`,
       );
+      console.log(cpuLine(round.cost));
       if (round.missing > 0 || round.twice > 0) failed = true;
     }
     if (rounds.length >= 2) {

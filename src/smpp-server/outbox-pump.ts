@@ -56,6 +56,10 @@ export function createOutboxPump(deps: {
       for (const s of sessions) if (s.open) free += Math.max(0, windowPerBind - s.inFlight.size);
     }
     if (free === 0) return;
+    // A wait that is over is forgotten, read or not: a row that expired unsent is never read again, and
+    // would otherwise stay in the map (and in the read's size) until the process stops.
+    const before = deps.now();
+    for (const [id, at] of notBefore) if (at <= before) notBefore.delete(id);
     const rows = await deps.messages.pending(
       [...receivers.keys()],
       Math.min(batchRows, free) + busy.size + notBefore.size,

@@ -80,6 +80,12 @@ export function createDispatcher(deps: {
 }) {
   const { deliveries, sender, clock, log, options } = deps;
   let lastWideClaim = 0;
+  /**
+   * Whether nothing pending was due at the last look (a claim found less than it asked, and no fan-out left
+   * deliveries pending since): new events' deliveries are then leased as they are fanned out and sent at
+   * once. Otherwise they wait pending behind the older ones, which claims take oldest due first.
+   */
+  let nothingDue = false;
   let held = 0;
   const slots = new Map<number, WebhookSlot>();
   /** Set once stop() cuts what is still in flight: cut requests are given back, not counted. */
@@ -126,7 +132,7 @@ export function createDispatcher(deps: {
     return s;
   }
 
-  const room = (webhookId: number) => options.perWebhookAhead - (slots.get(webhookId)?.held ?? 0);
+  const roomOf = (webhookId: number) => options.perWebhookAhead - (slots.get(webhookId)?.held ?? 0);
 
   function enqueue(delivery: ClaimedDelivery): void {
     const s = slot(delivery.webhookId);
@@ -193,16 +199,16 @@ export function createDispatcher(deps: {
 
   /** Claims up to `free` due deliveries and starts them; returns how many. */
   async function claim(free: number): Promise<number> {
-    const first = await deliveries.claim(free, room, []);
+    const first = await deliveries.claim(free, roomOf, []);
     for (const delivery of first.claimed) enqueue(delivery);
     let claimed = first.claimed.length;
     // The oldest due deliveries belonged to webhooks with no room left: look past them, skipping those
     // webhooks. That read walks their backlog row by row, so it runs at most every `wideClaimMs`.
     if (first.crowded && claimed < free && Date.now() - lastWideClaim >= wideClaimMs) {
       lastWideClaim = Date.now();
-      const full = [...slots].filter(([id]) => room(id) <= 0).map(([id]) => id);
+      const full = [...slots].filter(([id]) => roomOf(id) <= 0).map(([id]) => id);
       if (full.length > 0) {
-        const second = await deliveries.claim(free - claimed, room, full);
+        const second = await deliveries.claim(free - claimed, roomOf, full);
         for (const delivery of second.claimed) enqueue(delivery);
         claimed += second.claimed.length;
       }
@@ -219,11 +225,18 @@ export function createDispatcher(deps: {
     },
     async step() {
       if (!(await recordWrites.writable())) return false;
-      const fanned = await deliveries.fanOut(options.fanOutBatch);
+      const room = options.maxClaimed - held;
+      const fanned = await deliveries.fanOut(
+        options.fanOutBatch,
+        nothingDue && room > 0 ? { events: room, room: roomOf } : undefined,
+      );
+      for (const delivery of fanned.claimed) enqueue(delivery);
+      if (fanned.leftPending) nothingDue = false;
       const free = options.maxClaimed - held;
       const claimed = free > 0 ? await claim(free) : 0;
+      if (free > 0) nothingDue = claimed < free;
       // Look again at once while there is more to take; else wait for a slot, new work, or the poll.
-      return free > 0 && (fanned >= options.fanOutBatch || claimed >= free);
+      return free > 0 && (fanned.events >= options.fanOutBatch || claimed >= free);
     },
     onError: (error) => log.error({ err: error }, 'webhook dispatch loop failed; retrying'),
   });

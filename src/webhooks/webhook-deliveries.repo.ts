@@ -86,6 +86,58 @@ function chunks<T>(items: T[], size = batchRows): T[][] {
 export const eventToFanOutProbe = (q: Executor) =>
   q.selectFrom('events').select('id').where('fanned_out', '=', as(0)).orderBy('id').limit(as(1));
 
+/**
+ * The deliveries of events `slots(5, size)`: one per live webhook (argument 0) of each event's account and
+ * type, in state argument 1, at argument 2 (now), its lease's end and term arguments 3 and 4 (null for a
+ * pending one).
+ */
+function fanOutInsert(q: Executor, size: number) {
+  return q
+    .insertInto('webhook_deliveries')
+    .columns([
+      'webhook_id',
+      'account_id',
+      'event_id',
+      'event_type',
+      'payload',
+      'state',
+      'attempts',
+      'next_attempt_at',
+      'lease_until',
+      'lease_owner',
+      'created_at',
+      'updated_at',
+    ])
+    .expression((eb) =>
+      eb
+        .selectFrom('events')
+        .innerJoin('webhooks', (join) =>
+          join
+            .onRef('webhooks.account_id', '=', 'events.account_id')
+            .onRef('webhooks.type', '=', 'events.type'),
+        )
+        .where('events.id', 'in', slots(5, size))
+        .where('webhooks.status', '=', as(0))
+        .select([
+          'webhooks.id',
+          'events.account_id',
+          'events.id',
+          'events.type',
+          // Typed casts: PostgreSQL cannot infer a bare parameter's type in a select list.
+          sql<null>`cast(null as text)`.as('payload'),
+          sql<string>`cast(${slot(1)} as text)`.as('state'),
+          sql<number>`cast(0 as integer)`.as('attempts'),
+          sql<number>`cast(${slot(2)} as bigint)`.as('next_attempt_at'),
+          sql<number | null>`cast(${slot(3)} as bigint)`.as('lease_until'),
+          sql<number | null>`cast(${slot(4)} as bigint)`.as('lease_owner'),
+          sql<number>`cast(${slot(2)} as bigint)`.as('created_at'),
+          sql<number>`cast(${slot(2)} as bigint)`.as('updated_at'),
+        ])
+        .orderBy('events.id')
+        .orderBy('webhooks.id'),
+    );
+}
+
 export const webhookDeliveriesRepo = {
   /**
    * Events not fanned out yet, oldest first. On PostgreSQL the rows stay locked until the transaction ends
@@ -110,54 +162,37 @@ export const webhookDeliveriesRepo = {
       const result = await executePrepared(
         db,
         `webhooks.insertFanOut:${size}`,
-        (q) =>
-          q
-            .insertInto('webhook_deliveries')
-            .columns([
-              'webhook_id',
-              'account_id',
-              'event_id',
-              'event_type',
-              'payload',
-              'state',
-              'attempts',
-              'next_attempt_at',
-              'lease_until',
-              'created_at',
-              'updated_at',
-            ])
-            .expression((eb) =>
-              eb
-                .selectFrom('events')
-                .innerJoin('webhooks', (join) =>
-                  join
-                    .onRef('webhooks.account_id', '=', 'events.account_id')
-                    .onRef('webhooks.type', '=', 'events.type'),
-                )
-                .where('events.id', 'in', slots(3, size))
-                .where('webhooks.status', '=', as(0))
-                .select([
-                  'webhooks.id',
-                  'events.account_id',
-                  'events.id',
-                  'events.type',
-                  // Typed casts: PostgreSQL cannot infer a bare parameter's type in a select list.
-                  sql<null>`cast(null as text)`.as('payload'),
-                  sql<string>`cast(${slot(1)} as text)`.as('state'),
-                  sql<number>`cast(0 as integer)`.as('attempts'),
-                  sql<number>`cast(${slot(2)} as bigint)`.as('next_attempt_at'),
-                  sql<null>`cast(null as bigint)`.as('lease_until'),
-                  sql<number>`cast(${slot(2)} as bigint)`.as('created_at'),
-                  sql<number>`cast(${slot(2)} as bigint)`.as('updated_at'),
-                ])
-                .orderBy('events.id')
-                .orderBy('webhooks.id'),
-            ),
-        ['live', 'pending', now, ...chunk],
+        (q) => fanOutInsert(q, size),
+        ['live', 'pending', now, null, null, ...chunk],
       );
       inserted += Number(result.numAffectedRows ?? 0);
     }
     return inserted;
+  },
+
+  /**
+   * As insertFanOut, with each delivery leased at once under the term `owner` (`sending`, as a claim leaves
+   * it): the dispatcher that fans the events out sends them itself, without a claim's read and update of each
+   * row. Returns the deliveries, as a lease does.
+   */
+  async insertFanOutLeased(
+    db: Executor,
+    eventIds: number[],
+    now: number,
+    lease: { owner: number; leaseUntil: number },
+  ): Promise<LeasedRow[]> {
+    const out: LeasedRow[] = [];
+    for (const chunk of shapedChunks(eventIds, batchRows)) {
+      const size = chunk.length;
+      const rows = await runPrepared<LeasedRow>(
+        db,
+        `webhooks.insertFanOutLeased:${size}`,
+        (q) => fanOutInsert(q, size).returning(leasedColumns),
+        ['live', 'sending', now, lease.leaseUntil, lease.owner, ...chunk],
+      );
+      out.push(...rows);
+    }
+    return out;
   },
 
   async markFannedOut(db: Executor, eventIds: number[]): Promise<void> {

@@ -3,11 +3,11 @@
 // event is either fanned out with its deliveries or not at all, and an attempt's outcome is recorded with
 // its log row and its webhook's last answer.
 import type { Clock } from '../shared/clock.ts';
-import type { Db, DialectName } from '../store/db.ts';
+import type { Db, DialectName, Executor } from '../store/db.ts';
 import { createLeaseHolder } from '../store/lease-holder.ts';
 import type { SendOutcome, WebhookRequest } from './http-sender.ts';
 import { retryAfterMs, retryDelayMs } from './retry-schedule.ts';
-import { type NewAttempt, webhookDeliveriesRepo } from './webhook-deliveries.repo.ts';
+import { type LeasedRow, type NewAttempt, webhookDeliveriesRepo } from './webhook-deliveries.repo.ts';
 
 export interface ClaimedDelivery {
   id: number;
@@ -86,6 +86,54 @@ export function createWebhookDeliveriesService(deps: {
     return groups;
   }
 
+  /**
+   * What sending needs of deliveries just leased under `owner`: their webhook and body. A delivery whose
+   * webhook was paused meanwhile is held instead, in the same transaction.
+   */
+  async function readyToSend(
+    tx: Executor,
+    leased: LeasedRow[],
+    owner: number,
+    now: number,
+  ): Promise<ClaimedDelivery[]> {
+    if (leased.length === 0) return [];
+    const webhooks = new Map(
+      (await webhookDeliveriesRepo.webhooksForSending(tx, [...new Set(leased.map((d) => d.webhook_id))])).map(
+        (w) => [w.id, w],
+      ),
+    );
+    const eventIds = leased.flatMap((d) => (d.event_id === null ? [] : [d.event_id]));
+    const payloads = new Map(
+      eventIds.length === 0
+        ? []
+        : (await webhookDeliveriesRepo.eventPayloads(tx, eventIds)).map((e) => [e.id, e.payload]),
+    );
+    const claimed: ClaimedDelivery[] = [];
+    const notLive: number[] = [];
+    for (const d of leased) {
+      const webhook = webhooks.get(d.webhook_id);
+      if (webhook?.status !== 'live') {
+        notLive.push(d.id);
+        continue;
+      }
+      claimed.push({
+        id: d.id,
+        webhookId: d.webhook_id,
+        eventId: d.event_id,
+        eventType: d.event_type,
+        attempt: d.attempts + 1,
+        owner,
+        url: webhook.url,
+        secret: webhook.secret,
+        signature: webhook.signature,
+        format: webhook.format,
+        body: d.payload ?? (d.event_id === null ? undefined : payloads.get(d.event_id)) ?? '{}',
+      });
+    }
+    if (notLive.length > 0) await webhookDeliveriesRepo.unlease(tx, notLive, owner, 'held', now);
+    return claimed;
+  }
+
   return {
     /**
      * This process's hold on the deliveries it leased: the dispatcher starts its heartbeat, and sends a
@@ -94,20 +142,58 @@ export function createWebhookDeliveriesService(deps: {
     leases,
 
     /**
-     * Turns up to `limit` events into one pending delivery per live webhook of their account and type, and
-     * marks them fanned out, in one transaction. Returns how many events it took.
+     * Turns up to `limit` events into one delivery per live webhook of their account and type, and marks them
+     * fanned out, in one transaction. The deliveries of the first `lease.events` events are leased at once
+     * to this dispatcher (its term) and answered ready to send, at most `lease.room(webhookId)` of each
+     * webhook (the rest are given back pending at once); the others wait pending for a claim. Returns how
+     * many events it took, the deliveries leased, and whether any of its deliveries were left pending.
      */
-    async fanOut(limit: number): Promise<number> {
+    async fanOut(
+      limit: number,
+      lease?: { events: number; room: (webhookId: number) => number },
+    ): Promise<{ events: number; claimed: ClaimedDelivery[]; leftPending: boolean }> {
       const now = clock.now();
+      const none = { events: 0, claimed: [], leftPending: false };
       // Most passes find nothing: a plain read of the small partial index spares them a transaction.
-      if (!(await webhookDeliveriesRepo.anyEventToFanOut(db))) return 0;
+      if (!(await webhookDeliveriesRepo.anyEventToFanOut(db))) return none;
+      const owner = lease && lease.events > 0 ? await leases.term() : undefined;
       return db.transaction().execute(async (tx) => {
         const events = await webhookDeliveriesRepo.eventsToFanOut(tx, dialect, limit);
-        if (events.length === 0) return 0;
+        if (events.length === 0) return none;
         const ids = events.map((e) => e.id);
-        await webhookDeliveriesRepo.insertFanOut(tx, ids, now);
+        const leasedCount = owner === undefined ? 0 : Math.min(lease!.events, ids.length);
+        let claimed: ClaimedDelivery[] = [];
+        let overflow = false;
+        if (leasedCount > 0) {
+          const rows = await webhookDeliveriesRepo.insertFanOutLeased(tx, ids.slice(0, leasedCount), now, {
+            owner: owner!,
+            leaseUntil: now + options.leaseMs,
+          });
+          // An event may have several webhooks, and a webhook be near its bound: what exceeds the dispatcher's
+          // room (`lease.events` deliveries in all) or a webhook's waits pending.
+          const taken = new Map<number, number>();
+          const kept: LeasedRow[] = [];
+          const over: number[] = [];
+          for (const row of rows) {
+            const count = taken.get(row.webhook_id) ?? 0;
+            if (kept.length >= lease!.events || count >= lease!.room(row.webhook_id)) over.push(row.id);
+            else {
+              taken.set(row.webhook_id, count + 1);
+              kept.push(row);
+            }
+          }
+          if (over.length > 0) {
+            overflow = true;
+            await webhookDeliveriesRepo.unlease(tx, over, owner!, 'pending', now);
+          }
+          claimed = await readyToSend(tx, kept, owner!, now);
+        }
+        const pending =
+          leasedCount < ids.length
+            ? await webhookDeliveriesRepo.insertFanOut(tx, ids.slice(leasedCount), now)
+            : 0;
         await webhookDeliveriesRepo.markFannedOut(tx, ids);
-        return events.length;
+        return { events: events.length, claimed, leftPending: overflow || pending > 0 };
       });
     },
 
@@ -143,42 +229,7 @@ export function createWebhookDeliveriesService(deps: {
         }
         if (picked.length === 0) return { claimed: [], crowded };
         const leased = await webhookDeliveriesRepo.lease(tx, picked, owner, now + options.leaseMs, now);
-        if (leased.length === 0) return { claimed: [], crowded };
-        const webhooks = new Map(
-          (
-            await webhookDeliveriesRepo.webhooksForSending(tx, [...new Set(leased.map((d) => d.webhook_id))])
-          ).map((w) => [w.id, w]),
-        );
-        const eventIds = leased.flatMap((d) => (d.event_id === null ? [] : [d.event_id]));
-        const payloads = new Map(
-          eventIds.length === 0
-            ? []
-            : (await webhookDeliveriesRepo.eventPayloads(tx, eventIds)).map((e) => [e.id, e.payload]),
-        );
-        const claimed: ClaimedDelivery[] = [];
-        const notLive: number[] = [];
-        for (const d of leased) {
-          const webhook = webhooks.get(d.webhook_id);
-          if (webhook?.status !== 'live') {
-            notLive.push(d.id);
-            continue;
-          }
-          claimed.push({
-            id: d.id,
-            webhookId: d.webhook_id,
-            eventId: d.event_id,
-            eventType: d.event_type,
-            attempt: d.attempts + 1,
-            owner,
-            url: webhook.url,
-            secret: webhook.secret,
-            signature: webhook.signature,
-            format: webhook.format,
-            body: d.payload ?? (d.event_id === null ? undefined : payloads.get(d.event_id)) ?? '{}',
-          });
-        }
-        if (notLive.length > 0) await webhookDeliveriesRepo.unlease(tx, notLive, owner, 'held', now);
-        return { claimed, crowded };
+        return { claimed: await readyToSend(tx, leased, owner, now), crowded };
       });
     },
 

@@ -776,6 +776,35 @@ describeEachDialect(
       expect(left[0].request_body).toContain('33655509999');
     });
 
+    it('a dispatcher with room leases deliveries as it fans the events out; what exceeds its room waits pending', async () => {
+      const a = await h().account();
+      const r = await receiver();
+      const w1 = await webhook(a, 'DLR', r.url());
+      const w2 = await webhook(a, 'DLR', r.url());
+      await emit(a.id, 'DLR', { message_id: 'first' });
+      await emit(a.id, 'DLR', { message_id: 'second' });
+      const service = h().deps.services.webhookDeliveries;
+      // Two events, two webhooks each: four deliveries, room for three in all and for one of w2's.
+      const fanned = await service.fanOut(10, { events: 3, room: (id) => (id === w2.id ? 1 : 10) });
+      expect(fanned.events).toBe(2);
+      expect(fanned.leftPending).toBe(true);
+      expect(fanned.claimed.map((c) => [c.webhookId, JSON.parse(c.body).message_id, c.attempt])).toEqual([
+        [w1.id, 'first', 1],
+        [w2.id, 'first', 1],
+        [w1.id, 'second', 1],
+      ]);
+      const rows = [...(await deliveriesOf(w1.id)), ...(await deliveriesOf(w2.id))];
+      expect(rows.map((d) => d.state).sort()).toEqual(['pending', 'sending', 'sending', 'sending']);
+      // The one left pending is the next claim's; nothing else is left to claim.
+      const { claimed } = await service.claim(10, () => 10, []);
+      expect(claimed.map((c) => [c.webhookId, JSON.parse(c.body).message_id])).toEqual([[w2.id, 'second']]);
+      expect((await service.claim(10, () => 10, [])).claimed).toEqual([]);
+      // Without room, the events' deliveries all wait pending, as before.
+      await emit(a.id, 'DLR', { message_id: 'third' });
+      const unleased = await service.fanOut(10);
+      expect(unleased).toEqual({ events: 1, claimed: [], leftPending: true });
+    });
+
     it('a delivery leased by a dispatcher that died is sent once its lease expires', async () => {
       const a = await h().account();
       const r = await receiver();
@@ -783,7 +812,7 @@ describeEachDialect(
       await emit(a.id, 'DLR', { message_id: 'orphan' });
       // A dispatcher fans out and claims, then dies before sending.
       const service = h().deps.services.webhookDeliveries;
-      expect(await service.fanOut(10)).toBeGreaterThanOrEqual(1);
+      expect((await service.fanOut(10)).events).toBeGreaterThanOrEqual(1);
       const { claimed } = await service.claim(10, () => 10, []);
       expect(claimed.map((c) => c.webhookId)).toContain(w.id);
       const d = dispatcher();
