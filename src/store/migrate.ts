@@ -32,6 +32,7 @@ import * as campaignSystem from './migrations/029-campaign-system.ts';
 import * as smppServer from './migrations/030-smpp-server.ts';
 import * as hotForeignKeys from './migrations/031-hot-foreign-keys.ts';
 import * as users from './migrations/032-users.ts';
+import * as recovery from './migrations/036-recovery.ts';
 
 /** Migrations in order; each is told the dialect so column types can differ where they must. */
 export const migrations = {
@@ -67,6 +68,7 @@ export const migrations = {
   '030-smpp-server': smppServer,
   '031-hot-foreign-keys': hotForeignKeys,
   '032-users': users,
+  '036-recovery': recovery,
 };
 
 /** Applies every pending migration. Safe to run from several processes at once (Kysely takes a lock). */
