@@ -15,6 +15,7 @@ import { CampaignsPage } from './pages/campaigns.tsx';
 import { DashboardPage } from './pages/dashboard.tsx';
 import { ListPage } from './pages/list.tsx';
 import { ListsPage } from './pages/lists.tsx';
+import { ProfilePage } from './pages/profile.tsx';
 import { SendPage } from './pages/send.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
 import { SmppUsersPage } from './pages/smpp-users.tsx';
@@ -41,6 +42,7 @@ const routes: { path: string; title: string; page: (params: Record<string, strin
     { path: '/webhooks/:id', title: 'Webhook', page: (p) => <WebhookPage id={p.id} /> },
     { path: '/alert', title: 'Balance alert', page: () => <AlertPage /> },
     { path: '/sub-accounts', title: 'Sub-accounts', page: () => <SubAccountsPage /> },
+    { path: '/profile', title: 'Profile', page: () => <ProfilePage /> },
   ];
 
 const nav: { path: string; label: string }[] = [
@@ -54,6 +56,7 @@ const nav: { path: string; label: string }[] = [
   { path: '/webhooks', label: 'Webhooks' },
   { path: '/alert', label: 'Balance alert' },
   { path: '/sub-accounts', label: 'Sub-accounts' },
+  { path: '/profile', label: 'Profile' },
 ];
 
 function Shell({ state, children }: { state: SessionState; children: ComponentChildren }) {
@@ -179,7 +182,7 @@ function App() {
     document.title = session ? `${route?.r.title ?? 'Not found'} · Pigeon` : 'Sign in · Pigeon';
   }, [session, route?.r.title]);
 
-  // An invitation's link: signed in or not, it sets the password of the user it was sent to.
+  // An invitation's or a reset's link: signed in or not, it sets the password of the user it was sent to.
   if (path === '/accept') return <AcceptPage token={query.get('token') ?? ''} />;
 
   if (session === undefined) {
