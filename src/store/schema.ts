@@ -485,6 +485,8 @@ export interface UsersTable {
   /** SHA-256 of a sign-in's pending second step (the password was right; a code is needed), and its end. */
   sign_in_hash: string | null;
   sign_in_expires_at: number | null;
+  /** Wrong codes given to the pending sign-in: at `maxCodeFailures` it closes, and the password is asked again. */
+  sign_in_failures: Generated<number>;
 }
 
 /** A user's recovery codes for two-factor (migration 036): their SHA-256, each used once. */

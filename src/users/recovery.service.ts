@@ -4,7 +4,7 @@
 import type { AuthContext } from '../shared/auth-context.ts';
 import type { Clock } from '../shared/clock.ts';
 import { normalEmail } from '../shared/email-address.ts';
-import { ApiError } from '../shared/errors.ts';
+import { ApiError, Status } from '../shared/errors.ts';
 import { zonedTime } from '../shared/zoned-time.ts';
 import type { Executor } from '../store/db.ts';
 import { createOneTimeLinks, hashLink, type UserMailer } from './one-time-link.ts';
@@ -23,6 +23,9 @@ import { type UserRow, usersRepo } from './users.repo.ts';
 import { roleOf, type UserAccounts, type UserPasswords, type UserSessions } from './users.service.ts';
 
 export type RecoveryService = ReturnType<typeof createRecoveryService>;
+
+/** Wrong codes a pending sign-in takes before it closes (the password is asked again). */
+export const maxCodeFailures = 5;
 
 /** The one answer of POST /users/forgot, whoever the e-mail is. */
 export const forgotAnswer =
@@ -196,9 +199,18 @@ export function createRecoveryService(deps: {
       const user = await usersRepo.findBySignIn(db, hash, clock.now());
       if (!user) throw ApiError.auth('this sign-in step is unknown or has expired: sign in again');
       const id = Number(user.id);
-      await db
-        .transaction()
-        .execute((tx) => checkCode(tx, user, code, (step) => usersRepo.closeSignIn(tx, id, hash, step)));
+      try {
+        await db
+          .transaction()
+          .execute((tx) => checkCode(tx, user, code, (step) => usersRepo.closeSignIn(tx, id, hash, step)));
+      } catch (error) {
+        // Besides the brake per address, a pending sign-in takes a few wrong codes only: then the password
+        // is asked again, so guessing codes from many addresses costs a right password each few tries.
+        if (error instanceof ApiError && error.status === Status.auth) {
+          await usersRepo.failSignIn(db, id, hash, maxCodeFailures);
+        }
+        throw error;
+      }
       const auth = await deps.accounts.signInAs(Number(user.account_id));
       return { ...auth, userId: id, role: roleOf(user.role, 'role') };
     },

@@ -102,8 +102,25 @@ export const usersRepo = {
   async setSignIn(db: Executor, id: number, signInHash: string, expiresAt: number): Promise<void> {
     await db
       .updateTable('users')
-      .set({ sign_in_hash: signInHash, sign_in_expires_at: expiresAt })
+      .set({ sign_in_hash: signInHash, sign_in_expires_at: expiresAt, sign_in_failures: 0 })
       .where('id', '=', id)
+      .execute();
+  },
+
+  /** Counts a wrong code against a pending sign-in; at `maxFailures` the sign-in closes. */
+  async failSignIn(db: Executor, id: number, signInHash: string, maxFailures: number): Promise<void> {
+    await db
+      .updateTable('users')
+      .set((eb) => ({ sign_in_failures: eb('sign_in_failures', '+', 1) }))
+      .where('id', '=', id)
+      .where('sign_in_hash', '=', signInHash)
+      .execute();
+    await db
+      .updateTable('users')
+      .set({ sign_in_hash: null, sign_in_expires_at: null })
+      .where('id', '=', id)
+      .where('sign_in_hash', '=', signInHash)
+      .where('sign_in_failures', '>=', maxFailures)
       .execute();
   },
 

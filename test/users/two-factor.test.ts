@@ -2,7 +2,9 @@
 // codes shown once (hashes kept), a two-step sign-in whose code works once, recovery codes used once, the
 // brake on wrong codes, disabling with password and code, and the operator's clearing for a lost phone.
 import { describe, expect, it } from 'vitest';
+import { maxCodeFailures } from '../../src/users/recovery.service.ts';
 import { base32Decode, recoveryCodeHash, totp } from '../../src/users/totp.ts';
+import { pigeonOn } from '../helpers/cli.ts';
 import {
   availableDialects,
   call,
@@ -138,15 +140,37 @@ describeEachDialect('two-factor sign-in of console users', (h) => {
     expect((await steps.password(user.email)).body.session).toMatchObject({ email: user.email });
   });
 
-  it("the operator's reset with --clear-2fa turns two-factor off (a lost phone)", async () => {
+  it("the operator's `pigeon user reset-password --clear-2fa` turns two-factor off (a lost phone)", async () => {
     const { user } = await userWithTwoFactor(h());
-    await h().deps.services.recovery.operatorClearTwoFactor(user.id);
+    const plain = await pigeonOn(h().databaseUrl, 'user', 'reset-password', String(user.id));
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(JSON.parse(plain.stdout).two_factor_cleared).toBeUndefined();
+    expect((await steps.password(user.email)).body.code_needed, 'still on').toBe(true);
+    const cleared = await pigeonOn(h().databaseUrl, 'user', 'reset-password', String(user.id), '--clear-2fa');
+    expect(cleared.code, cleared.stderr).toBe(0);
+    expect(JSON.parse(cleared.stdout)).toMatchObject({ email: user.email, two_factor_cleared: true });
     expect((await steps.password(user.email)).body.session).toMatchObject({ email: user.email });
+  }, 120_000);
+
+  it(`a pending sign-in takes ${maxCodeFailures} wrong codes, then asks for the password again`, async () => {
+    const { user, secret } = await userWithTwoFactor(h());
+    nextStep();
+    const pending = await steps.password(user.email);
+    for (let i = 0; i < maxCodeFailures; i++) {
+      expect((await steps.code(pending.body.pending_token, '000000')).body.status).toBe(-1);
+    }
+    const right = totp(secret, h().clock.now());
+    expect((await steps.code(pending.body.pending_token, right)).body).toMatchObject({
+      status: -1,
+      details: expect.stringMatching(/sign in again/),
+    });
+    const again = await steps.password(user.email);
+    expect((await steps.code(again.body.pending_token, right)).body.status).toBe(1);
   });
 });
 
 for (const dialect of availableDialects()) {
-  describe(`wrong two-factor codes count toward the sign-in brake [${dialect}]`, () => {
+  describe(`wrong two-factor codes and reset requests count toward the sign-in brake [${dialect}]`, () => {
     it('after RATE_LIMIT_AUTH_FAILURES wrong codes, even the right one is refused (429)', async () => {
       const h = await createHarness(dialect, { RATE_LIMIT_AUTH_FAILURES: '3', RATE_LIMIT_AUTH_WINDOW: '1h' });
       try {
@@ -160,6 +184,19 @@ for (const dialect of availableDialects()) {
         const braked = await steps.code(pending.body.pending_token, totp(secret, h.clock.now()));
         expect(braked.httpCode).toBe(429);
         expect(braked.body.status).toBe(-1);
+      } finally {
+        await h.close();
+      }
+    });
+
+    it('every reset request counts toward the brake, whoever the e-mail is', async () => {
+      const h = await createHarness(dialect, { RATE_LIMIT_AUTH_FAILURES: '3', RATE_LIMIT_AUTH_WINDOW: '1h' });
+      try {
+        const forgot = (email: string) => call(h.app, 'POST', '/users/forgot', { json: { user: { email } } });
+        for (const email of ['a@example.com', 'b@example.com', 'c@example.com']) {
+          expect((await forgot(email)).httpCode).toBe(200);
+        }
+        expect((await forgot('d@example.com')).httpCode).toBe(429);
       } finally {
         await h.close();
       }

@@ -6,7 +6,7 @@ type AnyDb = Kysely<any>;
 /**
  * Recovery, two-factor and sessions (issue 24): a user's TOTP secret (once confirmed), the one being enrolled,
  * the last time step a code was accepted for (a code works once), the pending second step of a sign-in (the
- * SHA-256 of its token and when it stops working), its recovery codes (hashes, each used once); and what a
+ * SHA-256 of its token, when it stops working, and its wrong codes so far), its recovery codes (hashes, each used once); and what a
  * console session shows its user: when it was last seen, from which address, with which browser.
  */
 export async function up(db: AnyDb, postgres: boolean): Promise<void> {
@@ -15,6 +15,10 @@ export async function up(db: AnyDb, postgres: boolean): Promise<void> {
   await db.schema.alterTable('users').addColumn('totp_last_step', 'bigint').execute();
   await db.schema.alterTable('users').addColumn('sign_in_hash', 'text').execute();
   await db.schema.alterTable('users').addColumn('sign_in_expires_at', 'bigint').execute();
+  await db.schema
+    .alterTable('users')
+    .addColumn('sign_in_failures', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
   await db.schema.createIndex('users_sign_in').on('users').column('sign_in_hash').unique().execute();
 
   await db.schema
