@@ -179,6 +179,41 @@ for (const dialect of availableDialects()) {
       ]);
     });
 
+    it('two owners demoting each other at once leave one owner; two uses of one link at once, one password', async () => {
+      const { account } = await ownerSession();
+      const first = await signedInUser(h(), account.id, 'owner');
+      const second = await signedInUser(h(), account.id, 'owner');
+      const [owner] = (await first.call('GET', '/users')).body.users;
+      // Three owners: first and second demote the original and each other at once; one must stay owner.
+      const answers = await Promise.all([
+        first.call('PUT', `/users/${second.id}`, { json: { user: { role: 'admin' } } }),
+        second.call('PUT', `/users/${first.id}`, { json: { user: { role: 'admin' } } }),
+        first.call('PUT', `/users/${owner.id}`, { json: { user: { role: 'admin' } } }),
+      ]);
+      const users = await h().deps.services.users.operatorList(account.id);
+      expect(users.filter((u) => u.role === 'owner')).toHaveLength(1);
+      expect(answers.filter((a) => a.body.status === 1).length).toBeGreaterThanOrEqual(1);
+      for (const refused of answers.filter((a) => a.body.status !== 1)) {
+        expect(refused.body.status, JSON.stringify(refused.body)).toBeLessThan(0);
+      }
+
+      const added = await h().deps.services.users.operatorAdd(
+        account.id,
+        `race-${Date.now()}@example.com`,
+        'viewer',
+      );
+      const token = linkToken(added.link);
+      const passwords = ['the first racing password', 'the second racing password'];
+      const uses = await Promise.all(
+        passwords.map((password) =>
+          call(h().app, 'POST', '/users/accept', { json: { user: { token, password } } }),
+        ),
+      );
+      expect(uses.map((u) => u.body.status).sort()).toEqual([-1, 1]);
+      const winner = passwords[uses.findIndex((u) => u.body.status === 1)];
+      expect((await consoleSignIn(h(), added.email, winner)).answer.body.status).toBe(1);
+    });
+
     it("users are the account's own: another account's user is -5, and an e-mail is one user's", async () => {
       const a = await ownerSession();
       const b = await ownerSession();
