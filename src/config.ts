@@ -114,6 +114,8 @@ export const ConfigSchema = Type.Object({
   TIMEZONE: Type.String({ default: 'Europe/Paris' }),
   /** How long a console sign-in lasts, in hours; then its page asks for the password again. */
   CONSOLE_SESSION_HOURS: Type.Integer({ minimum: 1, maximum: 24 * 30, default: 12 }),
+  /** How long the link of a password reset (POST /users/forgot) works, in minutes. */
+  RESET_LINK_MINUTES: Type.Integer({ minimum: 5, maximum: 24 * 60, default: 60 }),
   /** The console's address as users reach it, for the links of invitations (`<it>/accept?token=…`). */
   CONSOLE_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   /** Countries a campaign may send to, as ISO 3166 codes (`FR,BE`); unset allows every country. */

@@ -59,6 +59,7 @@ import { openStore, type Store } from './store/db.ts';
 import { migrate, migrations } from './store/migrate.ts';
 import { postgresNudges } from './store/notify.ts';
 import { mayGrantScope, rightsOfRole } from './users/permissions.ts';
+import { createRecoveryService, type RecoveryService } from './users/recovery.service.ts';
 import { createUsersService, type UsersService } from './users/users.service.ts';
 import { webhookLeaseGuardMs } from './webhooks/dispatch-policy.ts';
 import { createUrlGuard, type UrlGuard } from './webhooks/url-guard.ts';
@@ -124,6 +125,8 @@ export interface Services {
   smppUsers: SmppUsersService;
   /** The people of an account: their console sign-in, roles, invitations and one-time links (src/users). */
   users: UsersService;
+  /** A user's password change and reset, two-factor and its sign-in step (src/users/recovery.service.ts). */
+  recovery: RecoveryService;
   /** SMPP users' submits as sends, and their receipts and replies queued for their binds (src/smpp-server). */
   smppMessages: SmppMessagesService;
   /** Sender IDs, content rules, the moderation queue and operator accounts (src/moderation). */
@@ -237,24 +240,43 @@ export async function createDeps(
     ? createSmtpMailer({ url: config.SMTP_URL, from: config.SMTP_FROM })
     : undefined;
   const userPasswords = createPasswordGuard({ clock });
+  const userAccounts = {
+    signInAs: (accountId: number) => tokens.sessionContext(accountId, accountId),
+    exists: (accountId: number) =>
+      credits.credits(accountId).then(
+        () => true,
+        () => false,
+      ),
+  };
+  // The console's sessions, created below (called only later): a reset or a removal ends a user's sessions.
+  const userSessions = {
+    endAll: (userId: number, exceptSessionId?: number) => consoleSessions.endAll(userId, exceptSessionId),
+  };
   const users = createUsersService({
     db,
     dialect: store.dialect,
     clock,
     timezone: config.TIMEZONE,
     passwords: { hash: hashPassword, check: userPasswords.check },
-    accounts: {
-      signInAs: (accountId) => tokens.sessionContext(accountId, accountId),
-      exists: (accountId) =>
-        credits.credits(accountId).then(
-          () => true,
-          () => false,
-        ),
-    },
+    accounts: userAccounts,
     mailer,
     consoleUrl: config.CONSOLE_URL,
     linkTtlMs: 72 * 3_600_000,
     audit,
+    sessions: userSessions,
+  });
+  const recovery = createRecoveryService({
+    db,
+    clock,
+    timezone: config.TIMEZONE,
+    passwords: { hash: hashPassword, check: userPasswords.check },
+    accounts: userAccounts,
+    sessions: userSessions,
+    mailer,
+    consoleUrl: config.CONSOLE_URL,
+    resetLinkTtlMs: config.RESET_LINK_MINUTES * 60_000,
+    issuer: 'Pigeon',
+    log: logger,
   });
   // A transfer's invoice is issued by the invoices service, created below (called only later).
   const credits = createCreditsService({
@@ -535,6 +557,7 @@ export async function createDeps(
     clock,
     accounts: {
       authenticate: (credentials) => users.authenticate(credentials.username, credentials.password),
+      completeSignIn: (pendingToken, code) => recovery.completeSignIn(pendingToken, code),
       sessionContext: (signedInId, accountId) => tokens.sessionContext(signedInId, accountId),
       user: (userId) => users.sessionUser(userId),
       account: (auth) => accounts.account(auth),
@@ -614,6 +637,7 @@ export async function createDeps(
       smppMessages,
       users,
       moderation,
+      recovery,
     },
     urlGuard,
     nudges,

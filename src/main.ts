@@ -44,7 +44,10 @@ const usage = `usage: pigeon <command>
   user list --account ID                  one JSON line per user of the account
   user remove USER_ID                     its console sessions lose every right at once; an account keeps
                                           at least one owner
-  user reset-password USER_ID             prints a new one-time link to set the user's password
+  user reset-password USER_ID [--clear-2fa]
+                                          prints a new one-time link to set the user's password (its
+                                          sessions end when the link is used); --clear-2fa also turns
+                                          its two-factor off (a lost phone)
   smpp-user create --account ID --system-id NAME --password PASS [--tps N] [--max-binds N] [--allow-ip A,B]
                                           SMPP credentials of an account, for the SMPP server
                                           (SMPP_SERVER_PORT); the password is at most 8 characters
@@ -202,6 +205,7 @@ async function run(argv: string[]): Promise<void> {
       kind: { type: 'string' },
       value: { type: 'string' },
       action: { type: 'string' },
+      'clear-2fa': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -361,9 +365,13 @@ async function run(argv: string[]): Promise<void> {
         if (rest.length > 1)
           throw new UsageError(`user ${sub} takes one USER_ID, got also "${rest.slice(1).join(' ')}"`);
         return print(
-          await withDeps<object>(config, (deps) =>
-            sub === 'remove' ? users(deps).operatorRemove(userId) : users(deps).operatorResetPassword(userId),
-          ),
+          await withDeps<object>(config, async (deps) => {
+            if (sub === 'remove') return users(deps).operatorRemove(userId);
+            const reset = await users(deps).operatorResetPassword(userId);
+            if (!values['clear-2fa']) return reset;
+            await deps.services.recovery.operatorClearTwoFactor(userId);
+            return { ...reset, two_factor_cleared: true };
+          }),
         );
       }
       throw new UsageError('unknown user command; try: user add, list, remove or reset-password');

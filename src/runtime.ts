@@ -15,6 +15,7 @@ import { durationMs } from './config.ts';
 import { consoleRoutes } from './console/console.routes.ts';
 import { sessionCookieName } from './console/console.service.ts';
 import { loadConsoleAssets } from './console/console-assets.ts';
+import { profileSessionsRoutes } from './console/profile-sessions.routes.ts';
 import { connectorsOf, connectorUsage, publishConnectorStatus } from './delivery/connector-status.ts';
 import { createDeliveryWorker, deliveryWorkerOptions } from './delivery/delivery-worker.ts';
 import { createTransport } from './delivery/transports.ts';
@@ -38,6 +39,7 @@ import { smppServerFromConfig } from './smpp-server/smpp-server-config.ts';
 import { smppUsersRoutes } from './smpp-server/smpp-users.routes.ts';
 import { createFirstStatistics } from './store/first-statistics.ts';
 import { authorize } from './users/permissions.ts';
+import { forgotRoutes, profileRoutes } from './users/profile.routes.ts';
 import { userLinkRoutes, usersRoutes } from './users/users.routes.ts';
 import { dispatcherFromConfig } from './webhooks/dispatch-policy.ts';
 import { webhooksRoutes } from './webhooks/webhooks.routes.ts';
@@ -97,8 +99,13 @@ export function buildApi(
       (api) => usersRoutes(api, services.users),
       (api) => auditRoutes(api, services.audit),
       (api) => moderationRoutes(api, services.moderation),
+      (api) => profileRoutes(api, services.recovery),
+      (api) => profileSessionsRoutes(api, services.console),
     ],
-    publicRoutes: [(app) => userLinkRoutes(app, services.users)],
+    publicRoutes: [
+      (app) => userLinkRoutes(app, services.users),
+      (app) => forgotRoutes(app, services.recovery),
+    ],
     // Each route's permission against the caller's role or token scope (src/users/permissions.ts).
     authorize,
   });

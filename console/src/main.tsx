@@ -18,6 +18,7 @@ import { DashboardPage } from './pages/dashboard.tsx';
 import { ListPage } from './pages/list.tsx';
 import { ListsPage } from './pages/lists.tsx';
 import { OperatorPage } from './pages/operator.tsx';
+import { ProfilePage } from './pages/profile.tsx';
 import { SendPage } from './pages/send.tsx';
 import { SendersPage } from './pages/senders.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
@@ -73,6 +74,7 @@ const routes: {
   { path: '/audit', title: 'Audit log', needs: 'GET /audit', page: () => <AuditPage /> },
   { path: '/senders', title: 'Sender IDs', needs: 'GET /sender', page: () => <SendersPage /> },
   { path: '/operator', title: 'Operator', needs: 'GET /operator/me', page: () => <OperatorPage /> },
+  { path: '/profile', title: 'Profile', needs: 'GET /users/me', page: () => <ProfilePage /> },
 ];
 
 const nav: { path: string; label: string }[] = [
@@ -89,6 +91,7 @@ const nav: { path: string; label: string }[] = [
   { path: '/users', label: 'Users' },
   { path: '/audit', label: 'Audit log' },
   { path: '/senders', label: 'Sender IDs' },
+  { path: '/profile', label: 'Profile' },
 ];
 
 /** The operator's area, in the menu of an operator account only (GET /operator/me answers it alone). */
@@ -257,7 +260,7 @@ function App() {
     document.title = session ? `${route?.r.title ?? 'Not found'} · Pigeon` : 'Sign in · Pigeon';
   }, [session, route?.r.title]);
 
-  // An invitation's link: signed in or not, it sets the password of the user it was sent to.
+  // An invitation's or a reset's link: signed in or not, it sets the password of the user it was sent to.
   if (path === '/accept') return <AcceptPage token={query.get('token') ?? ''} />;
 
   if (session === undefined) {

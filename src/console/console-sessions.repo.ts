@@ -14,7 +14,15 @@ export const consoleSessionsRepo = {
   findLive(db: Executor, sessionHash: string, now: number) {
     return db
       .selectFrom('console_sessions')
-      .select(['id', 'account_id', 'acting_account_id', 'user_id', 'csrf_token', 'expires_at'])
+      .select([
+        'id',
+        'account_id',
+        'acting_account_id',
+        'user_id',
+        'csrf_token',
+        'expires_at',
+        'last_used_at',
+      ])
       .where('session_hash', '=', sessionHash)
       .where('expires_at', '>', now)
       .executeTakeFirst();
@@ -37,5 +45,38 @@ export const consoleSessionsRepo = {
     const ids = db.selectFrom('console_sessions').select('id').where('expires_at', '<=', before).limit(limit);
     const result = await db.deleteFrom('console_sessions').where('id', 'in', ids).executeTakeFirst();
     return Number(result.numDeletedRows);
+  },
+
+  /** When a request last used the session (written at most once a minute by the service). */
+  touch(db: Executor, id: number, now: number) {
+    return db.updateTable('console_sessions').set({ last_used_at: now }).where('id', '=', id).execute();
+  },
+
+  /** A user's live sessions, newest first. */
+  listOfUser(db: Executor, userId: number, now: number) {
+    return db
+      .selectFrom('console_sessions')
+      .select(['id', 'created_at', 'last_used_at', 'ip', 'user_agent', 'expires_at'])
+      .where('user_id', '=', userId)
+      .where('expires_at', '>', now)
+      .orderBy('id', 'desc')
+      .execute();
+  },
+
+  /** Ends one session of a user; how many went (0: not one of the user's). */
+  async deleteOfUser(db: Executor, userId: number, id: number): Promise<number> {
+    const result = await db
+      .deleteFrom('console_sessions')
+      .where('user_id', '=', userId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  },
+
+  /** Ends every session of a user but `exceptId`'s. */
+  async deleteAllOfUser(db: Executor, userId: number, exceptId: number | undefined): Promise<void> {
+    let query = db.deleteFrom('console_sessions').where('user_id', '=', userId);
+    if (exceptId !== undefined) query = query.where('id', '!=', exceptId);
+    await query.execute();
   },
 };

@@ -3,7 +3,13 @@ import { cookieValue, sessionCookie } from '../http/cookies.ts';
 import { ok } from '../http/envelope.ts';
 import type { App } from '../http/types.ts';
 import { ApiError, Status } from '../shared/errors.ts';
-import { sessionSchema, signInSchema, signOutSchema, switchSchema } from './console.schemas.ts';
+import {
+  sessionSchema,
+  signInCodeSchema,
+  signInSchema,
+  signOutSchema,
+  switchSchema,
+} from './console.schemas.ts';
 import { type ConsoleService, csrfHeaderName, sessionCookieName } from './console.service.ts';
 import type { Asset } from './console-assets.ts';
 
@@ -22,6 +28,7 @@ const csrfOf = (req: FastifyRequest) => {
   const value = req.headers[csrfHeaderName];
   return typeof value === 'string' ? value : undefined;
 };
+const clientOf = (req: FastifyRequest) => ({ ip: req.ip, userAgent: req.headers['user-agent'] });
 const setCookie = (req: FastifyRequest, reply: FastifyReply, value: string, maxAgeSeconds: number) =>
   reply.header(
     'set-cookie',
@@ -87,11 +94,33 @@ function declareConsoleRoutes(
     { schema: signInSchema, onRequest: async (req) => checkSignInOrigin(req) },
     async (req, reply) => {
       // A wrong pair counts toward the same brake per client IP as a wrong token (RATE_LIMIT_AUTH_FAILURES).
-      const { cookie, maxAgeSeconds, view } = await console.signIn(
+      const { opened, codeNeeded } = await console.signIn(
         req.body.email,
         req.body.password,
-        req.ip,
-        (check) => app.rateLimits.authenticate(req, true, check),
+        clientOf(req),
+        (check) => app.rateLimits.attempt(req, check),
+      );
+      if (codeNeeded) {
+        return ok({
+          code_needed: true,
+          pending_token: codeNeeded.pending_token,
+          pending_expires_at: codeNeeded.expires_at,
+        });
+      }
+      setCookie(req, reply, opened.cookie, opened.maxAgeSeconds);
+      return ok({ session: opened.view });
+    },
+  );
+  app.post(
+    '/console/session/code',
+    { schema: signInCodeSchema, onRequest: async (req) => checkSignInOrigin(req) },
+    async (req, reply) => {
+      // A wrong or used code counts toward the brake, as a wrong password does.
+      const { cookie, maxAgeSeconds, view } = await console.signInWithCode(
+        req.body.pending_token,
+        req.body.code,
+        clientOf(req),
+        (check) => app.rateLimits.attempt(req, check),
       );
       setCookie(req, reply, cookie, maxAgeSeconds);
       return ok({ session: view });

@@ -32,8 +32,23 @@ const common = { tags: ['console'], security: [] };
 
 export const signInSchema = {
   ...common,
-  summary: "Signs the web console in with a user's e-mail and password; sets the session cookie",
+  summary:
+    "Signs the web console in with a user's e-mail and password; sets the session cookie, or (two-factor on) answers code_needed with a pending token for POST /console/session/code",
   body: Type.Object({ email: Type.Unknown(), password: Type.Unknown() }),
+  response: answer({
+    session: Type.Optional(Session),
+    code_needed: Type.Optional(Type.Boolean()),
+    pending_token: Type.Optional(
+      Type.String({ description: "the second step's credential, with the code; works once, for 5 minutes" }),
+    ),
+    pending_expires_at: Type.Optional(Type.Integer({ description: 'epoch milliseconds' })),
+  }),
+};
+export const signInCodeSchema = {
+  ...common,
+  summary:
+    "A two-factor sign-in's second step: the pending token and a TOTP code (or a recovery code); sets the session cookie",
+  body: Type.Object({ pending_token: Type.Unknown(), code: Type.Unknown() }),
   response: SessionAnswer,
 };
 export const sessionSchema = {

@@ -15,13 +15,25 @@ export const sessionCookieName = 'pigeon_session';
 /** The header the console page sends its CSRF token in. */
 export const csrfHeaderName = 'x-csrf-token';
 
+/** A sign-in whose password was right, waiting for the user's two-factor code (the users service's). */
+export interface CodeNeeded {
+  code_needed: true;
+  pending_token: string;
+  expires_at: number;
+}
+
 /** What the console reads of accounts and their users, through their services. */
 export interface ConsoleAccounts {
   /**
    * Checks a user's e-mail and password (with the brake on wrong passwords); -1 for a wrong pair or a lock.
-   * The answer names the user (`userId`, `role`).
+   * The answer names the user (`userId`, `role`), or asks for its two-factor code.
    */
-  authenticate(credentials: { username: string; password: string }, clientIp: string): Promise<AuthContext>;
+  authenticate(
+    credentials: { username: string; password: string },
+    clientIp: string,
+  ): Promise<AuthContext | CodeNeeded>;
+  /** The second step: a pending sign-in's token and a code (or recovery code); -1 when wrong or used. */
+  completeSignIn(pendingToken: unknown, code: unknown): Promise<AuthContext>;
   sessionContext(signedInId: number, accountId: number): Promise<AuthContext>;
   /** The user behind a session, read on every request: undefined once removed. */
   user(userId: number): Promise<{ accountId: number; email: string; role: Role } | undefined>;
@@ -81,8 +93,17 @@ function sameToken(given: string | undefined, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/** Runs a sign-in's password check within the HTTP layer's limits: refuses, or counts a failure, per client. */
-export type SignInBrake = (check: () => Promise<AuthContext>) => Promise<AuthContext>;
+/** Runs a sign-in's check within the HTTP layer's limits: refuses, or counts a failure, per client. */
+export type SignInBrake = <T>(check: () => Promise<T>) => Promise<T>;
+
+/** Where a sign-in comes from, as the user's list of sessions shows it. */
+export interface SignInClient {
+  ip: string;
+  userAgent: string | undefined;
+}
+
+/** A session's `last_used_at` is written at most this often: a read need not write every time. */
+const touchEveryMs = 60_000;
 
 export type ConsoleService = ReturnType<typeof createConsoleService>;
 
@@ -122,7 +143,42 @@ export function createConsoleService(deps: ConsoleServiceDeps) {
       account_id: Number(session.account_id),
       acting_account_id: Number(session.acting_account_id),
       expires_at: Number(session.expires_at),
+      last_used_at: session.last_used_at === null ? null : Number(session.last_used_at),
     };
+  }
+
+  /** Opens a session for a signed-in caller: its cookie value and view. */
+  async function open(auth: AuthContext, client: SignInClient) {
+    const cookie = randomBytes(32).toString('base64url');
+    const now = clock.now();
+    await db.transaction().execute(async (tx) => {
+      await consoleSessionsRepo.insert(tx, {
+        session_hash: hashOf(cookie),
+        account_id: auth.accountId,
+        acting_account_id: auth.accountId,
+        user_id: auth.userId ?? null,
+        csrf_token: randomBytes(24).toString('base64url'),
+        created_at: now,
+        expires_at: now + ttlMs,
+        last_used_at: now,
+        ip: client.ip,
+        // Only for the person to recognise it: bounded, so a client cannot store a novel.
+        user_agent: client.userAgent?.slice(0, 300) ?? null,
+      });
+      await audit.record(tx, {
+        accountId: auth.accountId,
+        action: 'session.sign_in',
+        objectType: 'session',
+        actor: signedIn(auth.accountId, client.ip, auth.userId),
+      });
+    });
+    return { cookie, maxAgeSeconds: Math.floor(ttlMs / 1000), view: await view(await live(cookie)) };
+  }
+
+  /** The console user behind an API caller, or -1: a token has no sessions. */
+  function userOf(auth: AuthContext): number {
+    if (auth.userId === undefined) throw ApiError.auth('only a user signed in to the console has sessions');
+    return auth.userId;
   }
 
   /**
@@ -180,7 +236,7 @@ export function createConsoleService(deps: ConsoleServiceDeps) {
     async signIn(
       email: unknown,
       password: unknown,
-      clientIp: string,
+      client: SignInClient,
       brake: SignInBrake = (check) => check(),
     ) {
       if (
@@ -193,31 +249,27 @@ export function createConsoleService(deps: ConsoleServiceDeps) {
       }
       // A user's e-mail and password (the users service answers -1 in the form's words); a failure is audited.
       const auth = await brake(() =>
-        accounts.authenticate({ username: email, password }, clientIp).catch(async (error) => {
-          await recordFailure(email, clientIp);
+        accounts.authenticate({ username: email, password }, client.ip).catch(async (error) => {
+          await recordFailure(email, client.ip);
           throw error;
         }),
       );
-      const cookie = randomBytes(32).toString('base64url');
-      const now = clock.now();
-      await db.transaction().execute(async (tx) => {
-        await consoleSessionsRepo.insert(tx, {
-          session_hash: hashOf(cookie),
-          account_id: auth.accountId,
-          acting_account_id: auth.accountId,
-          user_id: auth.userId ?? null,
-          csrf_token: randomBytes(24).toString('base64url'),
-          created_at: now,
-          expires_at: now + ttlMs,
-        });
-        await audit.record(tx, {
-          accountId: auth.accountId,
-          action: 'session.sign_in',
-          objectType: 'session',
-          actor: signedIn(auth.accountId, clientIp, auth.userId),
-        });
-      });
-      return { cookie, maxAgeSeconds: Math.floor(ttlMs / 1000), view: await view(await live(cookie)) };
+      if ('code_needed' in auth) return { codeNeeded: auth };
+      return { opened: await open(auth, client) };
+    },
+
+    /**
+     * POST /console/session/code: a two-factor sign-in's second step; a wrong or used code counts toward the
+     * same brake as a wrong password.
+     */
+    async signInWithCode(
+      pendingToken: unknown,
+      code: unknown,
+      client: SignInClient,
+      brake: SignInBrake = (check) => check(),
+    ) {
+      const auth = await brake(() => accounts.completeSignIn(pendingToken, code));
+      return open(auth, client);
     },
 
     /** GET /console/session: the session's view, for the page that loads. */
@@ -232,8 +284,44 @@ export function createConsoleService(deps: ConsoleServiceDeps) {
     async authenticate(cookie: string, method: string, csrf: string | undefined): Promise<AuthContext> {
       const session = await live(cookie);
       checkCsrf(method, csrf, session.csrf_token);
-      return (await sessionCaller(session)).auth;
+      const { auth } = await sessionCaller(session);
+      const now = clock.now();
+      if (session.last_used_at === null || now - session.last_used_at >= touchEveryMs) {
+        await consoleSessionsRepo.touch(db, session.id, now);
+      }
+      return { ...auth, sessionId: session.id };
     },
+
+    /** GET /users/me/sessions: the caller's live sessions, newest first, the current one marked. */
+    async sessionsOf(auth: AuthContext) {
+      const rows = await consoleSessionsRepo.listOfUser(db, userOf(auth), clock.now());
+      return rows.map((row) => ({
+        id: String(row.id),
+        created_at: Number(row.created_at),
+        last_used_at: row.last_used_at === null ? null : Number(row.last_used_at),
+        ip: row.ip,
+        user_agent: row.user_agent,
+        expires_at: Number(row.expires_at),
+        current: Number(row.id) === auth.sessionId,
+      }));
+    },
+
+    /** DELETE /users/me/sessions/:id: ends one of the caller's sessions; -5 for any other. */
+    async endSession(auth: AuthContext, rawId: string) {
+      const id = Number(rawId);
+      const ended =
+        Number.isSafeInteger(id) && id > 0 ? await consoleSessionsRepo.deleteOfUser(db, userOf(auth), id) : 0;
+      if (ended === 0) throw ApiError.notFound(`session "${rawId}" is not one of this user's`);
+    },
+
+    /** DELETE /users/me/sessions: signs the caller out everywhere, this session too. */
+    async endAllOf(auth: AuthContext) {
+      await consoleSessionsRepo.deleteAllOfUser(db, userOf(auth), undefined);
+    },
+
+    /** Ends a user's sessions (a reset, a password change, a removal), but `exceptSessionId`'s. */
+    endAll: (userId: number, exceptSessionId?: number) =>
+      consoleSessionsRepo.deleteAllOfUser(db, userId, exceptSessionId),
 
     /**
      * PUT /console/session/account: shows one direct sub-account's view, or (null) the signed-in one's again.

@@ -111,6 +111,17 @@ export interface RateLimits {
     authenticate: () => Promise<AuthContext>,
     kind?: CredentialKind,
   ): Promise<AuthContext>;
+  /**
+   * Runs a password-like check that is not a sign-in of this request (a console sign-in's code step, a
+   * password change, a reset request) within the same brake: refused (429) while the IP is braked; a refusal
+   * (-1) counts as a failure, and so does every call when `countEvery` (a reset request, whose answer must not
+   * say whether it found anyone).
+   */
+  attempt<T>(
+    request: FastifyRequest,
+    check: () => Promise<T>,
+    options?: { countEvery?: boolean },
+  ): Promise<T>;
 }
 
 /**
@@ -172,28 +183,48 @@ export function registerRateLimits(app: App, options: RateLimitOptions, clock: C
     });
   }
 
+  /** The refusal of a braked address, or undefined. A peek: only failures count toward the brake. */
+  async function brakedError(request: FastifyRequest, brake: Limiter): Promise<ApiError | undefined> {
+    const failed = await brake(request, { increment: false });
+    if (failed.isAllowed || failed.remaining !== 0) return undefined;
+    return ApiError.tooManyRequests(
+      Status.auth,
+      `too many failed sign-ins from ${request.ip}: sign-ins from it are refused for ${failed.ttlInSeconds} s`,
+      failed.ttlInSeconds,
+    );
+  }
+
+  const isRefusal = (error: unknown) =>
+    error instanceof ApiError && error.status === Status.auth && error.httpCode === 200;
+
   return {
+    async attempt(request, check, options = {}) {
+      const { brake } = limiters();
+      if (!brake) return check();
+      const braked = await brakedError(request, brake);
+      if (braked) throw braked;
+      if (options.countEvery) await brake(request);
+      try {
+        return await check();
+      } catch (error) {
+        if (!options.countEvery && isRefusal(error)) await brake(request);
+        throw error;
+      }
+    },
+
     async authenticate(request, credentialGiven, authenticate, kind = 'password') {
       const { ip, token, brake } = limiters();
       let braked: ApiError | undefined;
       if (brake) {
-        // A peek: only failures count toward the brake.
-        const failed = await brake(request, { increment: false });
-        if (!failed.isAllowed && failed.remaining === 0) {
-          braked = ApiError.tooManyRequests(
-            Status.auth,
-            `too many failed sign-ins from ${request.ip}: sign-ins from it are refused for ${failed.ttlInSeconds} s`,
-            failed.ttlInSeconds,
-          );
-          if (kind === 'password' || !credentialGiven) throw braked;
-        }
+        braked = await brakedError(request, brake);
+        if (braked && (kind === 'password' || !credentialGiven)) throw braked;
       }
       let auth: AuthContext;
       try {
         auth = await authenticate();
       } catch (error) {
         // A refusal (-1 at HTTP 200), not a 429 of the password checks' own queue.
-        if (error instanceof ApiError && error.status === Status.auth && error.httpCode === 200) {
+        if (isRefusal(error)) {
           if (brake && credentialGiven) await brake(request);
           if (ip) await countIp(request, ip);
           // A braked address's wrong token is answered as braked (429), and prolongs nothing: the window is fixed.

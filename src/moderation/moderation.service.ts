@@ -282,7 +282,13 @@ export function createModerationService(deps: {
       const changed = await withEntry(
         db,
         deps.audit,
-        { accountId, auth: callerOf(by), action: 'operator.grant', objectType: 'account', objectId: accountId },
+        {
+          accountId,
+          auth: callerOf(by),
+          action: 'operator.grant',
+          objectType: 'account',
+          objectId: accountId,
+        },
         (tx) => operatorAccountsRepo.grant(tx, accountId, clock.now()),
       );
       return { account_id: idOut(accountId), operator: true, changed };
@@ -302,7 +308,13 @@ export function createModerationService(deps: {
       const changed = await withEntry(
         db,
         deps.audit,
-        { accountId, auth: callerOf(by), action: 'operator.revoke', objectType: 'account', objectId: accountId },
+        {
+          accountId,
+          auth: callerOf(by),
+          action: 'operator.revoke',
+          objectType: 'account',
+          objectId: accountId,
+        },
         (tx) => operatorAccountsRepo.revoke(tx, accountId),
       );
       return { account_id: idOut(accountId), operator: false, changed };

@@ -7,6 +7,8 @@ export interface AuthContext {
   userId?: number;
   /** That user's role, read again on every request (src/users/permissions.ts). */
   role?: Role;
+  /** The console session the request came with, if any (its user's list of sessions marks it). */
+  sessionId?: number;
   /** A token's scope (src/users/permissions.ts); absent for body credentials, which act as the account. */
   scope?: TokenScope;
   /** The client's address, set by the HTTP layer (`request.ip`): the audit log writes it beside the change. */

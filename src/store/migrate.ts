@@ -35,6 +35,7 @@ import * as users from './migrations/032-users.ts';
 import * as auditLog from './migrations/033-audit-log.ts';
 import * as pricesLimits from './migrations/034-prices-limits.ts';
 import * as senderIdsContentRules from './migrations/035-sender-ids-content-rules.ts';
+import * as recovery from './migrations/036-recovery.ts';
 
 /** Migrations in order; each is told the dialect so column types can differ where they must. */
 export const migrations = {
@@ -73,6 +74,7 @@ export const migrations = {
   '033-audit-log': auditLog,
   '034-prices-limits': pricesLimits,
   '035-sender-ids-content-rules': senderIdsContentRules,
+  '036-recovery': recovery,
 };
 
 /** Applies every pending migration. Safe to run from several processes at once (Kysely takes a lock). */

@@ -464,6 +464,10 @@ export interface ConsoleSessionsTable {
   expires_at: number;
   /** The user who signed in (migration 032); every request reads that user's role again. */
   user_id: number | null;
+  /** When a request last used it, from which address, with which browser (migration 036; null before). */
+  last_used_at: number | null;
+  ip: string | null;
+  user_agent: string | null;
 }
 
 /** A person of an account (migration 032, src/users). */
@@ -479,6 +483,24 @@ export interface UsersTable {
   link_hash: string | null;
   link_expires_at: number | null;
   created_at: number;
+  /** Base32 TOTP secret once two-factor is on (migration 036); the one being enrolled until confirmed. */
+  totp_secret: string | null;
+  totp_pending_secret: string | null;
+  /** The time step of the last code accepted: a code works once. */
+  totp_last_step: number | null;
+  /** SHA-256 of a sign-in's pending second step (the password was right; a code is needed), and its end. */
+  sign_in_hash: string | null;
+  sign_in_expires_at: number | null;
+  /** Wrong codes given to the pending sign-in: at `maxCodeFailures` it closes, and the password is asked again. */
+  sign_in_failures: Generated<number>;
+}
+
+/** A user's recovery codes for two-factor (migration 036): their SHA-256, each used once. */
+export interface UserRecoveryCodesTable {
+  id: Generated<number>;
+  user_id: number;
+  code_hash: string;
+  used_at: number | null;
 }
 
 /** A delivery process's connector as it last published it (migration 022), for `pigeon connectors`. */
@@ -638,6 +660,7 @@ export interface Database {
   connector_status: ConnectorStatusTable;
   console_sessions: ConsoleSessionsTable;
   users: UsersTable;
+  user_recovery_codes: UserRecoveryCodesTable;
   smpp_users: SmppUsersTable;
   smpp_submits: SmppSubmitsTable;
   smpp_outbox: SmppOutboxTable;
@@ -688,6 +711,7 @@ export const tableNames = Object.keys({
   connector_status: true,
   console_sessions: true,
   users: true,
+  user_recovery_codes: true,
   smpp_users: true,
   smpp_submits: true,
   smpp_outbox: true,

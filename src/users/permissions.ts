@@ -9,7 +9,8 @@ import { ApiError } from '../shared/errors.ts';
  * spends credits); `lists` changes lists, contacts, the blacklist and NPAI; `tokens` creates and revokes API
  * tokens and SMPP credentials; `webhooks` changes webhooks; `accounts` locks and unlocks sub-accounts;
  * `settings` changes retention and erases numbers; `billing` moves money or who pays: credit transfers,
- * invoices, the balance notification, sub-account creation; `users` manages the account's users.
+ * invoices, the balance notification, sub-account creation; `users` manages the account's users; `profile`
+ * is a console user's own password, two-factor and sessions (every role; a token has no profile).
  */
 export const permissions = [
   'read',
@@ -21,6 +22,7 @@ export const permissions = [
   'settings',
   'billing',
   'users',
+  'profile',
 ] as const;
 export type Permission = (typeof permissions)[number];
 
@@ -30,9 +32,9 @@ const everything: readonly Permission[] = permissions;
 export const roleGrants: Record<Role, ReadonlySet<Permission>> = {
   owner: new Set(everything),
   admin: new Set(everything.filter((p) => p !== 'users' && p !== 'billing')),
-  sender: new Set(['read', 'send', 'lists']),
-  developer: new Set(['read', 'tokens', 'webhooks']),
-  viewer: new Set(['read']),
+  sender: new Set(['read', 'send', 'lists', 'profile']),
+  developer: new Set(['read', 'tokens', 'webhooks', 'profile']),
+  viewer: new Set(['read', 'profile']),
 };
 
 /** What each token scope may do. `full` is every SMSFactor token's: the account's every right. */
@@ -133,6 +135,14 @@ export const routePermissions: Readonly<Record<string, Permission>> = {
   'POST /users': 'users',
   'PUT /users/:id': 'users',
   'DELETE /users/:id': 'users',
+  'GET /users/me': 'profile',
+  'PUT /users/me/password': 'profile',
+  'POST /users/me/two-factor': 'profile',
+  'PUT /users/me/two-factor': 'profile',
+  'DELETE /users/me/two-factor': 'profile',
+  'GET /users/me/sessions': 'profile',
+  'DELETE /users/me/sessions/:id': 'profile',
+  'DELETE /users/me/sessions': 'profile',
 };
 
 /** The permission a route needs, or undefined when the table has none (then everyone is refused). */

@@ -1,6 +1,6 @@
 // Users of an account: their sign-in (the console's), roles, invitations and one-time links, the owner's API
 // (GET/POST/PUT/DELETE /users, POST /users/accept) and the operator's commands (`pigeon user …`).
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { type AuditTrail, withEntry } from '../shared/audit-trail.ts';
 import { type AuthContext, type Role, roles } from '../shared/auth-context.ts';
 import type { Clock } from '../shared/clock.ts';
@@ -9,6 +9,7 @@ import { ApiError, Status } from '../shared/errors.ts';
 import { idIn, idOut } from '../shared/ids.ts';
 import { zonedTime } from '../shared/zoned-time.ts';
 import type { DialectName, Executor } from '../store/db.ts';
+import { createOneTimeLinks, hashLink, type OneTimeLink, type UserMailer } from './one-time-link.ts';
 import { checkNewPassword } from './password-policy.ts';
 import { type UserRow, usersRepo } from './users.repo.ts';
 import type { UserView } from './users.schemas.ts';
@@ -27,20 +28,29 @@ export interface UserAccounts {
   exists(accountId: number): Promise<boolean>;
 }
 
-/** E-mail out (src/accounts/mailer.ts); undefined without SMTP_URL. */
-export interface UserMailer {
-  send(mail: { to: string; subject: string; text: string }): Promise<void>;
+/** What the users service asks of the console's sessions, through its service. */
+export interface UserSessions {
+  /** Ends every console session of the user (but `exceptSessionId`'s): they answer -1 from the next request. */
+  endAll(userId: number, exceptSessionId?: number): Promise<void>;
 }
 
-/** A one-time link: opened by an invitation or the operator's reset, used once to set a password. */
-export interface OneTimeLink {
-  link: string;
-  expires_at: string;
+/** A sign-in whose password was right, waiting for a two-factor code (POST /console/session/code). */
+export interface PendingSignIn {
+  code_needed: true;
+  pending_token: string;
+  expires_at: number;
 }
 
 export type UsersService = ReturnType<typeof createUsersService>;
 
-const hashLink = (token: string) => createHash('sha256').update(token).digest('hex');
+/** A role by its name, or -7 naming the field. */
+export function roleOf(value: unknown, field = 'user.role'): Role {
+  const role = roles.find((r) => r === value);
+  if (role === undefined) throw ApiError.data(`${field} must be one of ${roles.join(', ')}`);
+  return role;
+}
+
+const signInStepMs = 5 * 60_000;
 
 export function createUsersService(deps: {
   db: Executor;
@@ -52,13 +62,15 @@ export function createUsersService(deps: {
   mailer: UserMailer | undefined;
   /** The console's public address (CONSOLE_URL): links point to `<it>/accept?token=…`. */
   consoleUrl: string;
-  /** How long a link works. */
+  /** How long an invitation's link works. */
   linkTtlMs: number;
   /** The audit log: each change of a user, in its transaction (`auth` absent: the operator's CLI). */
   audit: AuditTrail;
+  sessions: UserSessions;
 }) {
   const { db, clock, passwords, accounts } = deps;
   const { wallTime } = zonedTime(deps.timezone);
+  const links = createOneTimeLinks({ clock, mailer: deps.mailer, consoleUrl: deps.consoleUrl, wallTime });
 
   const view = (row: Pick<UserRow, 'id' | 'email' | 'role' | 'password_hash' | 'created_at'>): UserView => ({
     id: idOut(row.id),
@@ -69,12 +81,6 @@ export function createUsersService(deps: {
     created_at: wallTime(Number(row.created_at)),
   });
 
-  function roleOf(value: unknown, field = 'user.role'): Role {
-    const role = roles.find((r) => r === value);
-    if (role === undefined) throw ApiError.data(`${field} must be one of ${roles.join(', ')}`);
-    return role;
-  }
-
   function emailOf(value: unknown): string {
     const email = typeof value === 'string' ? normalEmail(value) : undefined;
     if (email === undefined)
@@ -84,26 +90,6 @@ export function createUsersService(deps: {
 
   const emailTaken = (email: string) => ApiError.data(`user.email ${email} is already a user's`);
   const noSuchUser = (raw: unknown) => ApiError.notFound(`user "${String(raw)}" not found`);
-
-  /** Opens a one-time link for the user: only its SHA-256 is kept. */
-  async function openLink(ex: Executor, userId: number): Promise<OneTimeLink> {
-    const token = randomBytes(32).toString('base64url');
-    const expiresAt = clock.now() + deps.linkTtlMs;
-    await usersRepo.setLink(ex, userId, hashLink(token), expiresAt);
-    return { link: `${deps.consoleUrl}/accept?token=${token}`, expires_at: wallTime(expiresAt) };
-  }
-
-  async function mailLink(to: string, accountId: number, link: OneTimeLink, invited: boolean): Promise<void> {
-    if (!deps.mailer) throw new Error('SMTP_URL is not set');
-    const what = invited ? `You are invited to the Pigeon account ${accountId}` : 'Set a new Pigeon password';
-    await deps.mailer.send({
-      to,
-      subject: what,
-      text:
-        `${what}.\n\nOpen this link to set your password (it works once, until ${link.expires_at}):\n\n` +
-        `${link.link}\n\nIf you did not expect this e-mail, ignore it.\n`,
-    });
-  }
 
   /** A user of any account, or -5. */
   async function anyUser(userId: number): Promise<UserRow> {
@@ -143,6 +129,8 @@ export function createUsersService(deps: {
         objectId: userId,
       });
     });
+    // A removed user's sessions go at once (they would answer -1 anyway: the user is read on every request).
+    if (role === null) await deps.sessions.endAll(userId);
   }
 
   /** Creates an invited user (no password) with a link; e-mails it when there is a mailer. */
@@ -178,7 +166,7 @@ export function createUsersService(deps: {
           objectType: 'user',
           objectId: id,
         });
-        return { id, link: await openLink(tx, id) };
+        return { id, link: await links.open(tx, id, deps.linkTtlMs) };
       });
     } catch (error) {
       // Two invitations of one e-mail at once: the loser meets the unique index.
@@ -188,7 +176,7 @@ export function createUsersService(deps: {
     let emailed = false;
     if (deps.mailer) {
       try {
-        await mailLink(email, accountId, created.link, true);
+        await links.mail(email, created.link, { invitedTo: accountId });
         emailed = true;
       } catch (error) {
         if (mail === 'always') {
@@ -223,14 +211,21 @@ export function createUsersService(deps: {
 
     /**
      * The console's sign-in: a user's e-mail and password (with the brake on wrong passwords), then its
-     * account as the caller (-1 when locked). An invited user without a password cannot sign in.
+     * account as the caller (-1 when locked). An invited user without a password cannot sign in. A user with
+     * two-factor gets a pending sign-in instead, which a code completes (two-factor.service.ts).
      */
-    async authenticate(rawEmail: string, password: string): Promise<AuthContext> {
+    async authenticate(rawEmail: string, password: string): Promise<AuthContext | PendingSignIn> {
       const email = rawEmail.trim().toLowerCase();
       const user = await usersRepo.findByEmail(db, email);
       const ok = await passwords.check(email, password, user?.password_hash ?? undefined);
       if (!ok || !user) throw ApiError.auth('unknown e-mail or wrong password');
       const auth = await accounts.signInAs(Number(user.account_id));
+      if (user.totp_secret !== null) {
+        const token = randomBytes(32).toString('base64url');
+        const expiresAt = clock.now() + signInStepMs;
+        await usersRepo.setSignIn(db, Number(user.id), hashLink(token), expiresAt);
+        return { code_needed: true, pending_token: token, expires_at: expiresAt };
+      }
       return { ...auth, userId: Number(user.id), role: roleOf(user.role, 'role') };
     },
 
@@ -309,6 +304,8 @@ export function createUsersService(deps: {
         return row;
       });
       if (!used) throw ApiError.auth('this link is unknown or was already used');
+      // A reset ends every session: whoever knew the old password is signed out.
+      await deps.sessions.endAll(Number(used.id));
       return view(await anyUser(Number(used.id)));
     },
 
@@ -350,7 +347,7 @@ export function createUsersService(deps: {
           objectType: 'user',
           objectId: userId,
         },
-        (tx) => openLink(tx, userId),
+        (tx) => links.open(tx, userId, deps.linkTtlMs),
       );
       return { id: idOut(userId), email: user.email, link, link_expires_at: expires_at };
     },

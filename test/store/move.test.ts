@@ -269,6 +269,15 @@ describe.skipIf(!pgUrl)('pigeon move (SQLite to PostgreSQL)', () => {
         updated_at: now - 30_000,
       })
       .execute();
+    // A user's two-factor recovery codes (their hashes), one used.
+    const [owner] = await db.selectFrom('users').select('id').where('account_id', '=', a.id).execute();
+    await db
+      .insertInto('user_recovery_codes')
+      .values([
+        { user_id: owner.id, code_hash: 'a'.repeat(64), used_at: null },
+        { user_id: owner.id, code_hash: 'b'.repeat(64), used_at: now },
+      ])
+      .execute();
     // The SMPP server's: a user, a campaign one of its submits became, a receipt waiting for its bind.
     const smppUser = await h.deps.services.smppUsers.createForAccount(a.id, {
       system_id: 'mover',

@@ -1,9 +1,17 @@
 // Users of a test account as a person meets them: added by the operator's service, the link's password set
 // through POST /users/accept, then signed in to the console, whose cookie and CSRF token sign each call.
 import { randomBytes } from 'node:crypto';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { Role } from '../../src/shared/auth-context.ts';
-import { type CallOptions, type CallResult, call, type Harness } from '../helpers/harness.ts';
+import {
+  type CallOptions,
+  type CallResult,
+  call,
+  createHarness,
+  type Dialect,
+  type Harness,
+} from '../helpers/harness.ts';
+import { SmtpSink } from '../helpers/smtp-sink.ts';
 
 export const userPassword = 'a user password of 31 characters';
 
@@ -44,4 +52,27 @@ export async function signedInUser(h: Harness, accountId: number, role: Role): P
   const { answer, cookie, csrf } = await consoleSignIn(h, email);
   expect(answer.body.session, JSON.stringify(answer.body)).toMatchObject({ email, role });
   return { id: Number(added.id), email, cookie: cookie!, csrf: csrf!, call: sessionCall(h, cookie!, csrf!) };
+}
+
+/**
+ * A harness whose e-mail goes to a real SMTP sink, its console at https://sms.example.com/console, made before
+ * the describe block's tests and closed after them.
+ */
+export function smtpHarness(dialect: Dialect, env: Record<string, string> = {}) {
+  const sink = new SmtpSink();
+  let harness: Harness | undefined;
+  beforeAll(async () => {
+    await sink.listen();
+    harness = await createHarness(dialect, {
+      SMTP_URL: sink.url(),
+      SMTP_FROM: 'pigeon@example.com',
+      CONSOLE_URL: 'https://sms.example.com/console',
+      ...env,
+    });
+  });
+  afterAll(async () => {
+    await harness?.close();
+    await sink.close();
+  });
+  return { sink, h: () => harness! };
 }

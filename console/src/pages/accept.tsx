@@ -1,8 +1,10 @@
 // Where an invitation's (or a reset's) link lands: `/console/accept?token=…`. The token and a new password go to
-// POST /users/accept, which needs no session; the user then signs in with the password.
+// POST /users/accept, which needs no session (a reset's also signs the user out everywhere); the user then signs
+// in with the password.
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
-import { ErrorNotice, TextField, useAction } from '../components/ui.tsx';
+import { CredentialField, SignInCard } from '../components/sign-in-card.tsx';
+import { ErrorNotice, useAction } from '../components/ui.tsx';
 import { navigate } from '../router.ts';
 
 export function AcceptPage({ token }: { token: string }) {
@@ -29,35 +31,22 @@ export function AcceptPage({ token }: { token: string }) {
     );
   }
   return (
-    <main class="sign-in" id="main">
-      <form
-        class="card"
-        noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
-          const why = password === '' ? 'Choose a password of at least 10 characters.' : undefined;
-          setMissing(why);
-          if (!why) void accept.act();
-        }}
-      >
-        <h1>Set your Pigeon password</h1>
-        {token === '' ? (
-          <p class="notice notice-error">This link has no token: open the one you received.</p>
-        ) : null}
-        <ErrorNotice error={accept.error} />
-        <TextField
-          label="New password"
-          type="password"
-          autoComplete="new-password"
-          hint="At least 10 characters, and not a common password."
-          value={password}
-          onValue={setPassword}
-          error={missing}
-        />
-        <button type="submit" disabled={accept.pending || token === ''}>
-          {accept.pending ? 'Setting it…' : 'Set the password'}
-        </button>
-      </form>
-    </main>
+    <SignInCard
+      title="Set your Pigeon password"
+      onSubmit={() => {
+        const why = password === '' ? 'Choose a password of at least 10 characters.' : undefined;
+        setMissing(why);
+        if (!why) void accept.act();
+      }}
+    >
+      {token === '' ? (
+        <p class="notice notice-error">This link has no token: open the one you received.</p>
+      ) : null}
+      <ErrorNotice error={accept.error} />
+      <CredentialField kind="new-password" value={password} onValue={setPassword} error={missing} />
+      <button type="submit" disabled={accept.pending || token === ''}>
+        {accept.pending ? 'Setting it…' : 'Set the password'}
+      </button>
+    </SignInCard>
   );
 }
