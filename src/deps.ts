@@ -277,6 +277,7 @@ export async function createDeps(
     resetLinkTtlMs: config.RESET_LINK_MINUTES * 60_000,
     issuer: 'Pigeon',
     log: logger,
+    audit,
   });
   // A transfer's invoice is issued by the invoices service, created below (called only later).
   const credits = createCreditsService({

@@ -309,14 +309,35 @@ export function createConsoleService(deps: ConsoleServiceDeps) {
     /** DELETE /users/me/sessions/:id: ends one of the caller's sessions; -5 for any other. */
     async endSession(auth: AuthContext, rawId: string) {
       const id = Number(rawId);
-      const ended =
-        Number.isSafeInteger(id) && id > 0 ? await consoleSessionsRepo.deleteOfUser(db, userOf(auth), id) : 0;
-      if (ended === 0) throw ApiError.notFound(`session "${rawId}" is not one of this user's`);
+      const userId = userOf(auth);
+      if (!(Number.isSafeInteger(id) && id > 0))
+        throw ApiError.notFound(`session "${rawId}" is not one of this user's`);
+      await db.transaction().execute(async (tx) => {
+        if ((await consoleSessionsRepo.deleteOfUser(tx, userId, id)) === 0)
+          throw ApiError.notFound(`session "${rawId}" is not one of this user's`);
+        await audit.record(tx, {
+          accountId: auth.accountId,
+          auth,
+          action: 'session.end',
+          objectType: 'session',
+          objectId: id,
+        });
+      });
     },
 
     /** DELETE /users/me/sessions: signs the caller out everywhere, this session too. */
     async endAllOf(auth: AuthContext) {
-      await consoleSessionsRepo.deleteAllOfUser(db, userOf(auth), undefined);
+      const userId = userOf(auth);
+      await db.transaction().execute(async (tx) => {
+        await consoleSessionsRepo.deleteAllOfUser(tx, userId, undefined);
+        await audit.record(tx, {
+          accountId: auth.accountId,
+          auth,
+          action: 'session.end_all',
+          objectType: 'user',
+          objectId: userId,
+        });
+      });
     },
 
     /** Ends a user's sessions (a reset, a password change, a removal), but `exceptSessionId`'s. */

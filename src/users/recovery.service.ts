@@ -1,6 +1,7 @@
 // A user's own recovery and second factor: a password change knowing the current one, a reset by e-mail
 // (POST /users/forgot), TOTP two-factor (enrolment, the sign-in's code step, recovery codes, disabling), and
 // the operator's clearing of it for a lost phone.
+import type { AuditTrail } from '../shared/audit-trail.ts';
 import type { AuthContext } from '../shared/auth-context.ts';
 import type { Clock } from '../shared/clock.ts';
 import { normalEmail } from '../shared/email-address.ts';
@@ -46,6 +47,8 @@ export function createRecoveryService(deps: {
   issuer: string;
   /** A reset whose e-mail could not go out is logged here: nobody waits for it. */
   log: { warn(object: object, message: string): void };
+  /** The audit log: each change of a user's password or two-factor, in its transaction. */
+  audit: AuditTrail;
 }) {
   const { db, clock, passwords } = deps;
   const { wallTime } = zonedTime(deps.timezone);
@@ -93,9 +96,27 @@ export function createRecoveryService(deps: {
     if (!(await accept(null))) throw ApiError.auth('this sign-in step was already completed: sign in again');
   }
 
-  async function sendReset(userId: number, email: string): Promise<void> {
+  /** A user's own change, in `tx`: its entry on the user's account, the user acting (`auth` absent: the CLI). */
+  const ownEntry = (user: UserRow, action: string, auth?: AuthContext) => ({
+    accountId: Number(user.account_id),
+    auth,
+    action,
+    objectType: 'user',
+    objectId: Number(user.id),
+  });
+
+  async function sendReset(user: UserRow, email: string): Promise<void> {
+    const userId = Number(user.id);
     try {
-      const link = await links.open(db, userId, deps.resetLinkTtlMs);
+      const link = await db.transaction().execute(async (tx) => {
+        const opened = await links.open(tx, userId, deps.resetLinkTtlMs);
+        // Asked by whoever knew the e-mail: no one signed in.
+        await deps.audit.record(tx, {
+          ...ownEntry(user, 'user.reset_requested'),
+          actor: { kind: 'user', id: null, label: email, ip: null },
+        });
+        return opened;
+      });
       await links.mail(email, link, 'reset');
     } catch (error) {
       deps.log.warn({ err: error, userId }, 'the password reset e-mail could not be sent');
@@ -114,10 +135,7 @@ export function createRecoveryService(deps: {
       const email = typeof input.email === 'string' ? normalEmail(input.email) : undefined;
       if (email === undefined) throw ApiError.data('user.email must be an e-mail address');
       const user = await usersRepo.findByEmail(db, email);
-      if (user) {
-        const id = Number(user.id);
-        setImmediate(() => void sendReset(id, email));
-      }
+      if (user) setImmediate(() => void sendReset(user, email));
       return forgotAnswer;
     },
 
@@ -126,7 +144,11 @@ export function createRecoveryService(deps: {
       const user = await me(auth);
       await checkPassword(user, input.current, 'user.current');
       const password = checkNewPassword(input.password, user.email);
-      await usersRepo.setPassword(db, Number(user.id), await passwords.hash(password));
+      const hash = await passwords.hash(password);
+      await db.transaction().execute(async (tx) => {
+        await usersRepo.setPassword(tx, Number(user.id), hash);
+        await deps.audit.record(tx, ownEntry(user, 'user.change_password', auth));
+      });
       await deps.sessions.endAll(Number(user.id), auth.sessionId);
     },
 
@@ -171,6 +193,7 @@ export function createRecoveryService(deps: {
           throw ApiError.data('the enrolment changed meanwhile: start again');
         }
         await recoveryCodesRepo.replace(tx, Number(user.id), codes.map(recoveryCodeHash));
+        await deps.audit.record(tx, ownEntry(user, 'user.two_factor_on', auth));
       });
       return { recovery_codes: codes };
     },
@@ -186,6 +209,7 @@ export function createRecoveryService(deps: {
         );
         await usersRepo.clearTwoFactor(tx, Number(user.id));
         await recoveryCodesRepo.deleteAll(tx, Number(user.id));
+        await deps.audit.record(tx, ownEntry(user, 'user.two_factor_off', auth));
       });
     },
 
@@ -217,8 +241,13 @@ export function createRecoveryService(deps: {
 
     /** `pigeon user reset-password USER_ID --clear-2fa`: two-factor off, for a lost phone. */
     async operatorClearTwoFactor(userId: number): Promise<void> {
-      await usersRepo.clearTwoFactor(db, userId);
-      await recoveryCodesRepo.deleteAll(db, userId);
+      const user = await usersRepo.find(db, userId);
+      if (!user) throw ApiError.notFound(`user ${userId} does not exist`);
+      await db.transaction().execute(async (tx) => {
+        await usersRepo.clearTwoFactor(tx, userId);
+        await recoveryCodesRepo.deleteAll(tx, userId);
+        await deps.audit.record(tx, ownEntry(user, 'user.two_factor_clear'));
+      });
     },
   };
 }

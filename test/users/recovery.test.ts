@@ -7,6 +7,7 @@ import { forgotAnswer } from '../../src/users/recovery.service.ts';
 import { availableDialects, call } from '../helpers/harness.ts';
 import { waitFor } from '../helpers/wait.ts';
 import {
+  auditActionsOf,
   consoleSignIn,
   linkToken,
   sessionCall,
@@ -60,6 +61,15 @@ for (const dialect of availableDialects()) {
         details: expect.stringMatching(/already used/),
       });
       expect((await consoleSignIn(h(), u.email, newPassword)).answer.body.status).toBe(1);
+      // The audit log: the reset asked for (written after the answer), then the password set by its link.
+      await waitFor(
+        async () => (await auditActionsOf(h(), u.id)).includes('user.set_password'),
+        'the entries',
+      );
+      expect((await auditActionsOf(h(), u.id)).filter((a) => a.startsWith('user.')).slice(-2)).toEqual([
+        'user.reset_requested',
+        'user.set_password',
+      ]);
     });
 
     it('a reset link expires after RESET_LINK_MINUTES, and a newer one replaces it', async () => {
@@ -175,6 +185,7 @@ for (const dialect of availableDialects()) {
         json: { user: { current: 'x', password: newPassword } },
       });
       expect(byToken.body).toMatchObject({ status: -1, details: expect.stringMatching(/console/) });
+      expect((await auditActionsOf(h(), u.id)).filter((a) => a === 'user.change_password')).toHaveLength(1);
     });
 
     it('one lists its sessions, ends one, and signs out everywhere', async () => {
@@ -209,6 +220,8 @@ for (const dialect of availableDialects()) {
         .execute();
       expect(left).toEqual([]);
       expect((await stranger.call('GET', '/credits')).body.status, "others' sessions stay").toBe(1);
+      const ends = (await auditActionsOf(h(), u.id)).filter((a) => a.startsWith('session.end'));
+      expect(ends).toEqual(['session.end', 'session.end_all']);
     });
   });
 }

@@ -12,7 +12,7 @@ import {
   describeEachDialect,
   type Harness,
 } from '../helpers/harness.ts';
-import { signedInUser, userPassword } from './users-fixture.ts';
+import { auditActionsOf, signedInUser, userPassword } from './users-fixture.ts';
 
 /** The console's sign-in, step by step: the password's answer, then (code_needed) the code's. */
 function signInSteps(h: () => Harness) {
@@ -101,6 +101,8 @@ describeEachDialect('two-factor sign-in of console users', (h) => {
     // The next time step's code works.
     nextStep();
     expect((await steps.code(second.body.pending_token, totp(secret, h().clock.now()))).body.status).toBe(1);
+    // Each session opened by a code is a sign-in of the audit log (after the fixture's own first sign-in).
+    expect((await auditActionsOf(h(), user.id)).filter((a) => a === 'session.sign_in')).toHaveLength(3);
   });
 
   it('a pending sign-in expires after five minutes', async () => {
@@ -138,6 +140,11 @@ describeEachDialect('two-factor sign-in of console users', (h) => {
       recovery_codes_left: 0,
     });
     expect((await steps.password(user.email)).body.session).toMatchObject({ email: user.email });
+    const actions = await auditActionsOf(h(), user.id);
+    expect(actions.filter((a) => a.startsWith('user.two_factor'))).toEqual([
+      'user.two_factor_on',
+      'user.two_factor_off',
+    ]);
   });
 
   it("the operator's `pigeon user reset-password --clear-2fa` turns two-factor off (a lost phone)", async () => {

@@ -76,3 +76,19 @@ export function smtpHarness(dialect: Dialect, env: Record<string, string> = {}) 
   });
   return { sink, h: () => harness! };
 }
+
+/** The audit log's actions about one user (or written by it), oldest first: what a user's changes left. */
+export async function auditActionsOf(h: Harness, userId: number): Promise<string[]> {
+  const rows = await h.deps.store.db
+    .selectFrom('audit_log')
+    .select('action')
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('object_type', '=', 'user'), eb('object_id', '=', String(userId))]),
+        eb.and([eb('actor_kind', '=', 'user'), eb('actor_id', '=', String(userId))]),
+      ]),
+    )
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => r.action);
+}
