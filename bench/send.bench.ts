@@ -8,7 +8,9 @@
 // of the PostgreSQL backends serving it, and the schema's table statistics are printed per send.
 // BENCH_SEND_PRICES=200 gives the account a price list of that many countries (France among them) and runs each
 // measure BENCH_SEND_PAIRS times (default 2) without it and with it, alternating (ABAB…), then prints each
-// variant's median and their ratio: pricing must not be a cost per recipient that shows.
+// variant's median and their ratio: pricing must not be a cost per recipient that shows. BENCH_SEND_RULES=N adds N
+// content rules of the account's (words, link domains and patterns, none matching the bench's text) to the same
+// variant, alone or with the prices: rules, checked once per send, must not show either.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,6 +36,9 @@ for (const name of databases) {
 }
 const pgUrl = process.env.BENCH_SEND_PG_URL || defaultPgUrl;
 const priceCountries = Number(process.env.BENCH_SEND_PRICES ?? 0);
+const ruleCount = Number(process.env.BENCH_SEND_RULES ?? 0);
+/** The variant measured against the plain one: the price list, the content rules, or both. */
+const withVariant = priceCountries > 0 || ruleCount > 0;
 const pairs = Number(process.env.BENCH_SEND_PAIRS ?? 2);
 
 /** A price list of `count` countries, France first (the bench's numbers are French: 2 credits a part), 2 to 4. */
@@ -137,8 +142,8 @@ function cpuMsOf(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-/** The bench's account, with a price list of `prices` countries when it is not 0. */
-async function setupAccount(databaseUrl: string, prices: number): Promise<string> {
+/** The bench's account, with the price list and content rules asked for when `variant` is 1. */
+async function setupAccount(databaseUrl: string, variant: number): Promise<string> {
   const config = loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' });
   const deps = await createDeps(config, { logger: pino({ level: 'silent' }) });
   try {
@@ -147,7 +152,22 @@ async function setupAccount(databaseUrl: string, prices: number): Promise<string
       password: 'bench-password',
       credits: 1_000_000_000,
     });
-    if (prices > 0) await deps.services.prices.set(Number(created.account_id), priceList(prices));
+    const accountId = Number(created.account_id);
+    if (variant > 0 && priceCountries > 0)
+      await deps.services.prices.set(accountId, priceList(priceCountries));
+    for (let i = 0; variant > 0 && i < ruleCount; i++) {
+      const [kind, value] = [
+        ['word', `blockedword${i}`],
+        ['domain', `blocked${i}.example`],
+        ['pattern', `free\\s+prize\\s+${i}`],
+      ][i % 3];
+      await deps.services.moderation.addRule('cli', {
+        account_id: String(accountId),
+        kind,
+        value,
+        action: i % 2 === 0 ? 'refuse' : 'hold',
+      });
+    }
     return created.token;
   } finally {
     await deps.close();
@@ -169,8 +189,8 @@ async function countCampaigns(databaseUrl: string): Promise<number> {
 }
 
 /** (a): answers the average requests per second. */
-async function singleRecipientRate(database: BenchDatabase, prices: number): Promise<Figure> {
-  const token = await setupAccount(database.url, prices);
+async function singleRecipientRate(database: BenchDatabase, variant: number): Promise<Figure> {
+  const token = await setupAccount(database.url, variant);
   const server = await startServer(database);
   try {
     const body = JSON.stringify({
@@ -214,7 +234,7 @@ async function singleRecipientRate(database: BenchDatabase, prices: number): Pro
     const pgMs = pgUsage ? 1000 * (pgUsage.backends.cpuSeconds + pgUsage.background.cpuSeconds) : 0;
     const perSend = (ms: number) => Math.round((ms * 1000) / stored);
     console.log(
-      `(a) ${database.name}${pricedLabel(prices)}: POST /send, 1 recipient + 1 link, 64 connections, ${seconds} s, server in a child process:\n` +
+      `(a) ${database.name}${pricedLabel(variant)}: POST /send, 1 recipient + 1 link, 64 connections, ${seconds} s, server in a child process:\n` +
         `    ${Math.round(result.requests.average)} req/s average (${result.requests.total} requests), ` +
         `latency p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms; ` +
         `non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts}; ` +
@@ -237,11 +257,17 @@ async function singleRecipientRate(database: BenchDatabase, prices: number): Pro
   }
 }
 
-const pricedLabel = (prices: number) => (prices > 0 ? `, ${prices}-country price list` : '');
+const pricedLabel = (variant: number) =>
+  variant > 0
+    ? [
+        priceCountries > 0 ? `, ${priceCountries}-country price list` : '',
+        ruleCount > 0 ? `, ${ruleCount} content rules` : '',
+      ].join('')
+    : '';
 
 /** (b): answers the send's wall time in ms. */
-async function bulkSend(database: BenchDatabase, prices: number): Promise<Figure> {
-  const token = await setupAccount(database.url, prices);
+async function bulkSend(database: BenchDatabase, variant: number): Promise<Figure> {
+  const token = await setupAccount(database.url, variant);
   const server = await startServer(database);
   try {
     const gsm = Array.from({ length: bulkRecipients }, (_, i) => ({ value: `336${10_000_000 + i}` }));
@@ -268,7 +294,7 @@ async function bulkSend(database: BenchDatabase, prices: number): Promise<Figure
     const cpuMs = cpuMsOf(server.child.pid!) - cpuBefore;
     const after = memoryOf(server.child.pid!);
     console.log(
-      `(b) ${database.name}${pricedLabel(prices)}: POST /send with ${bulkRecipients} distinct recipients and 1 link (${(body.length / 1e6).toFixed(1)} MB body):\n` +
+      `(b) ${database.name}${pricedLabel(variant)}: POST /send with ${bulkRecipients} distinct recipients and 1 link (${(body.length / 1e6).toFixed(1)} MB body):\n` +
         `    ${Math.round(elapsedMs)} ms; server RSS ${before.rssMb} MB before, peak ${after.peakMb} MB; ` +
         `answer status ${answer.status}, sent ${answer.sent}, cost ${answer.cost}; server CPU ${Math.round(cpuMs)} ms`,
     );
@@ -281,29 +307,29 @@ async function bulkSend(database: BenchDatabase, prices: number): Promise<Figure
 export async function run(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'pigeon-send-bench-'));
   // Each database in turn, (b) in the other order than (a): neither always runs on a box the other warmed.
-  const rounds: [(database: BenchDatabase, prices: number) => Promise<Figure>, string[], string, string][] = [
-    [singleRecipientRate, databases, 'rate', 'req/s'],
-    [bulkSend, [...databases].reverse(), 'bulk', 'ms'],
-  ];
+  const rounds: [(database: BenchDatabase, variant: number) => Promise<Figure>, string[], string, string][] =
+    [
+      [singleRecipientRate, databases, 'rate', 'req/s'],
+      [bulkSend, [...databases].reverse(), 'bulk', 'ms'],
+    ];
   // Without BENCH_SEND_PRICES, each measure once, as always; with it, without and with the list in turn.
-  const variants =
-    priceCountries > 0 ? Array.from({ length: 2 * pairs }, (_, i) => (i % 2) * priceCountries) : [0];
+  const variants = withVariant ? Array.from({ length: 2 * pairs }, (_, i) => i % 2) : [0];
   const summary: string[] = [];
   try {
     let round = 0;
     for (const [measure, order, name, unit] of rounds) {
       for (const kind of order) {
         const figures = new Map<number, Figure[]>();
-        for (const prices of variants) {
+        for (const variant of variants) {
           const database = await benchDatabase(kind, dir, `${name}-${round++}.db`);
           try {
-            const figure = await measure(database, prices);
-            figures.set(prices, [...(figures.get(prices) ?? []), figure]);
+            const figure = await measure(database, variant);
+            figures.set(variant, [...(figures.get(variant) ?? []), figure]);
           } finally {
             await database.cleanup();
           }
         }
-        if (priceCountries > 0) {
+        if (withVariant) {
           const label = `(${name === 'rate' ? 'a' : 'b'}) ${kind}`;
           const per = name === 'rate' ? 'send' : 'recipient';
           summary.push(`${label} ${compare(figures, unit, (f) => f.value, 0)}`);
@@ -319,16 +345,16 @@ export async function run(): Promise<void> {
 
 /** One figure's medians without and with the price list, their ratio, and every run. */
 function compare(figures: Map<number, Figure[]>, what: string, of: (f: Figure) => number, digits: number) {
-  const runs = (prices: number) => figures.get(prices)!.map(of);
+  const runs = (variant: number) => figures.get(variant)!.map(of);
   const without = median(runs(0));
-  const priced = median(runs(priceCountries));
-  const list = (prices: number) =>
-    runs(prices)
+  const priced = median(runs(1));
+  const list = (variant: number) =>
+    runs(variant)
       .map((v) => v.toFixed(digits))
       .join(', ');
   return (
-    `${what}: median ${without.toFixed(digits)} without prices, ${priced.toFixed(digits)} with ` +
-    `${priceCountries} countries, ratio ${(priced / without).toFixed(3)} (runs ${list(0)} / ${list(priceCountries)})`
+    `${what}: median ${without.toFixed(digits)} without, ${priced.toFixed(digits)} with${pricedLabel(1)}, ` +
+    `ratio ${(priced / without).toFixed(3)} (runs ${list(0)} / ${list(1)})`
   );
 }
 
