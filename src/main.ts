@@ -42,8 +42,8 @@ const usage = `usage: pigeon <command>
                                           invited: prints its one-time link to set a password (72 h), and
                                           e-mails it too when SMTP_URL is set
   user list --account ID                  one JSON line per user of the account
-  user remove USER_ID                     its console sessions lose every right at once; an account keeps
-                                          at least one owner
+  user remove USER_ID                     its console sessions lose every right at once; the account's
+                                          last owner stays
   user reset-password USER_ID [--clear-2fa]
                                           prints a new one-time link to set the user's password (its
                                           sessions end when the link is used); --clear-2fa also turns

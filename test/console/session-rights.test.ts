@@ -63,7 +63,7 @@ describe("the console session's rights", () => {
     const owner = { accountId: account.id, tokenId: 0, parentId: null, role: 'owner' as const };
     await h().deps.services.users.changeRole(owner, String(user.id), { role: 'viewer' });
     const after = (await user.call('GET', '/console/session')).body.session;
-    expect(after).toMatchObject({ role: 'viewer', permissions: ['read'] });
+    expect(after).toMatchObject({ role: 'viewer', permissions: ['read', 'profile'] });
     expect(after.routes).not.toContain('POST /send');
   });
 
