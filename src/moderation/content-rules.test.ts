@@ -55,6 +55,26 @@ describe('content rules', () => {
     expect(() => normalizeRule('word', 'x', 'drop')).toThrow(/action "drop"/);
   });
 
+  it('among many rules, the one that matches is named, and a text that breaks none passes', () => {
+    const many: ContentRule[] = [];
+    for (let i = 0; i < 30; i++) {
+      many.push(
+        rule(
+          i + 1,
+          (['word', 'domain', 'pattern'] as const)[i % 3],
+          [`blocked${i}`, `blocked${i}.example`, `free\\s+prize\\s+${i}`][i % 3],
+          i % 2 === 0 ? 'refuse' : 'hold',
+        ),
+      );
+    }
+    const match = compileRules(many)!;
+    expect(match('Your order shipped, see https://shop.example/o', [])).toBeUndefined();
+    expect(match('Win a FREE   prize 5 now', [])).toMatchObject({ rule: { id: 6 }, found: 'FREE   prize 5' });
+    expect(match('Blocked27 and Blocked3', [])?.rule.id).toBe(4);
+    expect(match('see www.x.blocked13.example', [])?.rule.id).toBe(14);
+    expect(match('text', ['https://blocked1.example/x'])?.rule.id).toBe(2);
+  });
+
   it('no rule compiles to nothing to run', () => {
     expect(compileRules([])).toBeUndefined();
   });

@@ -189,11 +189,26 @@ export function compileRules(rules: readonly ContentRule[]): RuleMatcher | undef
   });
   const hasDomainRule = rules.some((r) => r.kind === 'domain');
   const noHosts = new Set<string>();
+  // Most texts break no rule: one pass of all the words together and one of all the patterns together says so,
+  // where each rule's own test would read the text once per rule. Only a text that matches one of them (or
+  // names a host, with domain rules) is tried rule by rule, to find which rule wins.
+  const words = ordered.filter((r) => r.kind === 'word');
+  const anyWord =
+    words.length === 0
+      ? undefined
+      : new RegExp(
+          `(?<![\\p{L}\\p{N}])(?:${words.map((r) => r.value.split(' ').map(escapeRegExp).join('\\s+')).join('|')})(?![\\p{L}\\p{N}])`,
+          'u',
+        );
+  const patterns = ordered.filter((r) => r.kind === 'pattern');
+  const anyPattern =
+    patterns.length === 0 ? undefined : new RegExp(patterns.map((r) => `(?:${r.value})`).join('|'), 'iu');
   return (text, links) => {
-    const folded = fold(text);
+    const folded = anyWord === undefined ? text : fold(text);
     const all = links.length > 0 ? `${text}\n${links.join('\n')}` : text;
     // Hosts are looked for only when a domain rule will read them.
     const hosts = hasDomainRule ? hostsOf(text, links) : noHosts;
+    if (hosts.size === 0 && !anyWord?.test(folded) && !anyPattern?.test(all)) return undefined;
     for (let i = 0; i < ordered.length; i++) {
       const found = tests[i](folded, all, hosts);
       if (found !== undefined) return { rule: ordered[i], found };
