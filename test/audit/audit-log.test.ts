@@ -77,13 +77,25 @@ const unchanging = new Map([
   ['POST /users', 'covered in test/users/users.test.ts (an invitation needs SMTP_URL)'],
   ['POST /users/accept', 'covered in test/users/users.test.ts (it needs an e-mailed link)'],
   ['POST /users/forgot', 'covered in test/users/recovery.test.ts (its entry is written after the answer)'],
-  ['POST /console/session/code', 'a sign-in step: its session.sign_in is covered in test/users/two-factor.test.ts'],
+  [
+    'POST /console/session/code',
+    'a sign-in step: its session.sign_in is covered in test/users/two-factor.test.ts',
+  ],
   ['PUT /users/me/password', "a user's own profile (no token may call it): test/users/recovery.test.ts"],
-  ['POST /users/me/two-factor', 'an enrolment started changes nothing until confirmed (PUT), which is audited'],
+  [
+    'POST /users/me/two-factor',
+    'an enrolment started changes nothing until confirmed (PUT), which is audited',
+  ],
   ['PUT /users/me/two-factor', "a user's own profile (no token may call it): test/users/two-factor.test.ts"],
-  ['DELETE /users/me/two-factor', "a user's own profile (no token may call it): test/users/two-factor.test.ts"],
+  [
+    'DELETE /users/me/two-factor',
+    "a user's own profile (no token may call it): test/users/two-factor.test.ts",
+  ],
   ['DELETE /users/me/sessions', "a user's own profile (no token may call it): test/users/recovery.test.ts"],
-  ['DELETE /users/me/sessions/:id', "a user's own profile (no token may call it): test/users/recovery.test.ts"],
+  [
+    'DELETE /users/me/sessions/:id',
+    "a user's own profile (no token may call it): test/users/recovery.test.ts",
+  ],
 ]);
 
 const message = { text: 'Hello', sender: 'Pigeon' };
