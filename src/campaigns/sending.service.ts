@@ -3,7 +3,8 @@
 // A free system message (a balance alert SMS, a HELP's answer) is queued here too, in its caller's transaction.
 import type { CreditsService } from '../accounts/credits.service.ts';
 import type { Config } from '../config.ts';
-import type { DeliveryService, NewMessage } from '../delivery/delivery.service.ts';
+import type { DeliveryService } from '../delivery/delivery.service.ts';
+import type { NewMessage } from '../delivery/queued-messages.ts';
 import { moderationPayload } from '../events/event-bodies.ts';
 import type { IdempotencyService, RecordAnswer } from '../idempotency/idempotency.service.ts';
 import type { LinksService, NewLink } from '../links/links.service.ts';

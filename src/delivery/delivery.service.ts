@@ -1,18 +1,20 @@
 // The outbound state machine: queuing a campaign's messages, claiming due ones by lease, what a submit's outcome
 // or a receipt does to messages, parts, lists and the event outbox, orphan receipts, receipts that never come,
 // holding and cancelling. Every change is written with the event that reports it, in one transaction.
+// What a queued message is (queued-messages.ts) and the outbox's append (outbox-append.ts) live beside it.
 
 import { dlrPayload } from '../events/event-bodies.ts';
 import type { Clock } from '../shared/clock.ts';
 import { zonedTime } from '../shared/zoned-time.ts';
 import { DlrStatus } from '../sms/dlr-status.ts';
 import { countryOf } from '../sms/numbers.ts';
-import type { Encoding } from '../sms/segments.ts';
 import type { Db, DialectName, Executor } from '../store/db.ts';
 import { createLeaseHolder } from '../store/lease-holder.ts';
-import { appendEvents as appendToOutbox, type NewEvent } from '../store/outbox.ts';
+import type { NewEvent } from '../store/outbox.ts';
 import { messagePartsRepo, type OpenPart } from './message-parts.repo.ts';
 import { type ClaimedMessage, messagesRepo } from './messages.repo.ts';
+import { appendEventsTelling, type EventsWritten } from './outbox-append.ts';
+import { messageRows, type NewMessage, type QueuedCampaign } from './queued-messages.ts';
 import { dlrStatusOf, isFinalStat, smscIdForms } from './receipt.ts';
 import type { Receipt } from './transport.ts';
 
@@ -50,20 +52,6 @@ export interface SendingOptions {
   pushtype: string;
 }
 
-/** A message to queue, as the campaign that sends it rendered and priced it. */
-export interface NewMessage {
-  /** Position of the recipient in the campaign, 0-based: links point at (campaign, seq). */
-  seq: number;
-  recipient: string;
-  gsmsmsid: string | null;
-  contactId: number | null;
-  text: string;
-  parts: number;
-  encoding: Encoding;
-  /** What the message is charged: its parts × its destination's price (0 for a free message). */
-  credits: number;
-}
-
 export type SubmitResult =
   | {
       kind: 'submitted';
@@ -96,57 +84,7 @@ export interface DeliveryOptions {
   dlrWaitMs: number;
 }
 
-/**
- * Told, inside the transaction that appends them to the outbox, of the DLR and MO events delivery writes: how
- * the SMPP server (src/smpp-server) queues the receipts and replies of the messages its users sent.
- */
-export type EventsWritten = (tx: Executor, events: readonly NewEvent[], now: number) => Promise<void>;
-
-/** The outbox's append, followed in the same transaction by `eventsWritten` (delivery's and replies' events). */
-export const appendEventsTelling =
-  (eventsWritten: EventsWritten | undefined) =>
-  async (tx: Executor, events: readonly NewEvent[], now: number): Promise<void> => {
-    if (events.length === 0) return;
-    await appendToOutbox(tx, events, now);
-    await eventsWritten?.(tx, events, now);
-  };
-
 export type DeliveryService = ReturnType<typeof createDeliveryService>;
-
-/** The campaign a send's messages belong to, as `enqueue` stores them. */
-export interface QueuedCampaign {
-  id: number;
-  accountId: number;
-  dueAt: number;
-  /** Held for moderation: its messages are stored `held`, never claimed until the operator approves them. */
-  held?: boolean;
-}
-
-/** A campaign's new messages as rows of `insertMessages`, queued at the campaign's due time. */
-function messageRows(campaign: QueuedCampaign, messages: readonly NewMessage[], now: number): unknown[][] {
-  const { id, accountId, dueAt } = campaign;
-  const state = campaign.held ? 'held' : 'queued';
-  const rows: unknown[][] = new Array(messages.length);
-  for (let i = 0; i < messages.length; i++) {
-    const m = messages[i];
-    rows[i] = [
-      id,
-      m.seq,
-      accountId,
-      m.recipient,
-      m.gsmsmsid,
-      m.contactId,
-      m.text,
-      m.parts,
-      m.encoding,
-      state,
-      dueAt,
-      now,
-      m.credits,
-    ];
-  }
-  return rows;
-}
 
 /** Where a receipt finds the part it answers, and hears which parts receipts closed. */
 interface PartLookup {
