@@ -5,8 +5,6 @@ import { alertJobTiming } from './accounts/alert-worker.ts';
 import { type BalanceAlertsService, createBalanceAlertsService } from './accounts/balance-alerts.service.ts';
 import { type CreditsService, createCreditsService } from './accounts/credits.service.ts';
 import { createInvoicesService, type InvoicesService } from './accounts/invoices.service.ts';
-import { createSmtpMailer } from './accounts/mailer.ts';
-import { createPasswordGuard } from './accounts/password-guard.ts';
 import { hashPassword, ipAllowed, isIpOrCidr, verifyPassword } from './accounts/secrets.ts';
 import { createTokensService, type TokensService } from './accounts/tokens.service.ts';
 import { type AuditService, createAuditService } from './audit/audit.service.ts';
@@ -34,9 +32,11 @@ import { createRepliesService, type RepliesService } from './delivery/replies.se
 import { parseKeywords } from './delivery/reply-keywords.ts';
 import { loadRoutingTable, type RoutingTable } from './delivery/routing/connectors-file.ts';
 import { findRoute } from './delivery/routing/routes.ts';
+import { pruneTasksOf } from './deps-prune.ts';
+import { createUserServices } from './deps-users.ts';
 import { createIdempotencyService, type IdempotencyService } from './idempotency/idempotency.service.ts';
 import { createEraseService, type EraseService } from './lifecycle/erase.service.ts';
-import { type PruneTask, pruneTask } from './lifecycle/prune-job.ts';
+import type { PruneTask } from './lifecycle/prune-job.ts';
 import { type ClickFold, createClickFold } from './links/click-fold.ts';
 import { createLinksService, type LinksService } from './links/links.service.ts';
 import { createLookupService, type LookupService } from './lookup/lookup.service.ts';
@@ -59,8 +59,8 @@ import { openStore, type Store } from './store/db.ts';
 import { migrate, migrations } from './store/migrate.ts';
 import { postgresNudges } from './store/notify.ts';
 import { mayGrantScope, rightsOfRole } from './users/permissions.ts';
-import { createRecoveryService, type RecoveryService } from './users/recovery.service.ts';
-import { createUsersService, type UsersService } from './users/users.service.ts';
+import type { RecoveryService } from './users/recovery.service.ts';
+import type { UsersService } from './users/users.service.ts';
 import { webhookLeaseGuardMs } from './webhooks/dispatch-policy.ts';
 import { createUrlGuard, type UrlGuard } from './webhooks/url-guard.ts';
 import {
@@ -96,7 +96,6 @@ export interface Services {
   deliveryLifecycle: DeliveryLifecycleService;
   /** `connector_status`: what each delivery process publishes of its connectors, for `pigeon connectors`. */
   connectors: ConnectorStatusService;
-  /** GET /statistics/daily: the account's messages per day of TIMEZONE, counted by delivery over its rows. */
   /** GET /campaign/:ticket and GET /campaigns with their counters (src/reads: owns no table, writes none). */
   campaignViews: CampaignViewsService;
   /** A campaign's messages, clicks, replies, STOPs and NPAI numbers (src/reads). */
@@ -132,12 +131,6 @@ export interface Services {
   /** Sender IDs, content rules, the moderation queue and operator accounts (src/moderation). */
   moderation: ModerationService;
 }
-
-/**
- * How long each process remembers an account's content rules and approved sender IDs: a change made through
- * another process (or the CLI) applies to sends within this; one made through this process at once.
- */
-const moderationMemoryMs = 5000;
 
 export interface Deps {
   config: Config;
@@ -235,49 +228,20 @@ export async function createDeps(
     scopes: { mayGrant: mayGrantScope },
     audit,
   });
-  // Invitations' and resets' links go out through the SMTP server of balance alerts, when there is one.
-  const mailer = config.SMTP_URL
-    ? createSmtpMailer({ url: config.SMTP_URL, from: config.SMTP_FROM })
-    : undefined;
-  const userPasswords = createPasswordGuard({ clock });
-  const userAccounts = {
-    signInAs: (accountId: number) => tokens.sessionContext(accountId, accountId),
-    exists: (accountId: number) =>
-      credits.credits(accountId).then(
-        () => true,
-        () => false,
-      ),
-  };
-  // The console's sessions, created below (called only later): a reset or a removal ends a user's sessions.
-  const userSessions = {
-    endAll: (userId: number, exceptSessionId?: number) => consoleSessions.endAll(userId, exceptSessionId),
-  };
-  const users = createUsersService({
+  // A user's services; the console's sessions are created below (called only later): a reset or a removal
+  // ends a user's sessions.
+  const { users, recovery, mailer } = createUserServices({
     db,
     dialect: store.dialect,
     clock,
-    timezone: config.TIMEZONE,
-    passwords: { hash: hashPassword, check: userPasswords.check },
-    accounts: userAccounts,
-    mailer,
-    consoleUrl: config.CONSOLE_URL,
-    linkTtlMs: 72 * 3_600_000,
+    config,
+    logger,
     audit,
-    sessions: userSessions,
-  });
-  const recovery = createRecoveryService({
-    db,
-    clock,
-    timezone: config.TIMEZONE,
-    passwords: { hash: hashPassword, check: userPasswords.check },
-    accounts: userAccounts,
-    sessions: userSessions,
-    mailer,
-    consoleUrl: config.CONSOLE_URL,
-    resetLinkTtlMs: config.RESET_LINK_MINUTES * 60_000,
-    issuer: 'Pigeon',
-    log: logger,
-    audit,
+    accounts: {
+      signInAs: (accountId) => tokens.sessionContext(accountId, accountId),
+      exists: (accountId) => accountExists(accountId),
+    },
+    sessions: { endAll: (userId, exceptSessionId) => consoleSessions.endAll(userId, exceptSessionId) },
   });
   // A transfer's invoice is issued by the invoices service, created below (called only later).
   const credits = createCreditsService({
@@ -290,6 +254,12 @@ export async function createDeps(
     },
     audit,
   });
+  /** Whether an account exists: one whose balance can be read. */
+  const accountExists = (accountId: number) =>
+    credits.credits(accountId).then(
+      () => true,
+      () => false,
+    );
   // A sub-account's lock holds its queued messages through delivery, created below (called only later).
   const accounts = createAccountsService({
     db,
@@ -453,11 +423,7 @@ export async function createDeps(
     passwords: { hash: hashPassword, verify: verifyPassword, isIpOrCidr, ipAllowed },
     timezone: config.TIMEZONE,
     audit,
-    accountExists: (accountId) =>
-      credits.credits(accountId).then(
-        () => true,
-        () => false,
-      ),
+    accountExists,
   });
   const smppMessages = createSmppMessagesService({
     db,
@@ -485,18 +451,13 @@ export async function createDeps(
     clock,
     timezone: config.TIMEZONE,
     senderApproval: config.SENDER_APPROVAL === 'required',
-    memoryMs: moderationMemoryMs,
     held: {
       list: (afterId, limit) => campaigns.listHeld(afterId, limit),
       approve: (id, by) => campaigns.approveHeld(id, by),
       refuse: (id, reason, by) => campaigns.refuseHeld(id, reason, by),
     },
     audit,
-    accountExists: (accountId) =>
-      credits.credits(accountId).then(
-        () => true,
-        () => false,
-      ),
+    accountExists,
   });
   const balanceAlerts = createBalanceAlertsService({
     db,
@@ -578,26 +539,16 @@ export async function createDeps(
     truncateLog: store.truncateLog,
     audit,
   });
-  // One line per kind of row only Pigeon reads, with its PRUNE_*_AFTER age.
-  const pruneTasks: PruneTask[] = [
-    pruneTask('webhook_attempts', config.PRUNE_WEBHOOK_ATTEMPTS_AFTER, webhooks.pruneAttempts),
-    pruneTask('webhook_deliveries', config.PRUNE_WEBHOOK_DELIVERIES_AFTER, webhooks.pruneFinishedDeliveries),
-    pruneTask('events', config.PRUNE_EVENTS_AFTER, webhooks.pruneDeliveredEvents),
-    pruneTask('alert_jobs', config.PRUNE_ALERT_JOBS_AFTER, balanceAlerts.pruneFinishedJobs),
-    pruneTask('clicks', config.PRUNE_CLICKS_AFTER, links.pruneFoldedClicks),
-    pruneTask('orphan_receipts', config.PRUNE_ORPHAN_RECEIPTS_AFTER, deliveryLifecycle.pruneOrphanReceipts),
-    // Their own age is a rule of their capability (a key answers for 24 h; a day's count serves that day).
-    { name: 'idempotency_keys', keepMs: 0, prune: (now, limit) => idempotency.pruneExpired(now, limit) },
-    {
-      name: 'daily_message_counts',
-      keepMs: 0,
-      prune: (now, limit) => campaigns.pruneDailyCounts(now, limit),
-    },
-    { name: 'console_sessions', keepMs: 0, prune: (now, limit) => consoleSessions.pruneExpired(now, limit) },
-    // Receipts nobody bound to take before DLR_WAIT, and the marks of SMPP campaigns past PRUNE_EVENTS_AFTER.
-    { name: 'smpp_outbox', keepMs: 0, prune: (_before, limit) => smppMessages.pruneOutbox(limit) },
-    pruneTask('smpp_submits', config.PRUNE_EVENTS_AFTER, smppMessages.pruneSubmits),
-  ];
+  const pruneTasks = pruneTasksOf(config, {
+    webhooks,
+    balanceAlerts,
+    links,
+    deliveryLifecycle,
+    idempotency,
+    campaigns,
+    consoleSessions,
+    smppMessages,
+  });
   return {
     config,
     routing,

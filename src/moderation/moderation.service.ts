@@ -49,13 +49,19 @@ function textField(field: string, value: unknown, max: number): string | null {
 
 export type ModerationService = ReturnType<typeof createModerationService>;
 
+/**
+ * How long each process remembers an account's content rules and approved sender IDs by default: a change made
+ * through another process (or the CLI) applies to sends within this; one made through this process at once.
+ */
+const defaultMemoryMs = 5000;
+
 export function createModerationService(deps: {
   db: Db;
   clock: Clock;
   timezone: string;
   senderApproval: boolean;
   /** How long an account's rules and approved senders are remembered by each process (ms). */
-  memoryMs: number;
+  memoryMs?: number;
   held: HeldCampaigns;
   accountExists: AccountExists;
   /** The audit log: each request and each of the operator's actions, in its transaction. */
@@ -63,7 +69,11 @@ export function createModerationService(deps: {
 }) {
   const { db, clock, held } = deps;
   const dates = zonedTime(deps.timezone);
-  const screening = createScreening({ db, senderApproval: deps.senderApproval, memoryMs: deps.memoryMs });
+  const screening = createScreening({
+    db,
+    senderApproval: deps.senderApproval,
+    memoryMs: deps.memoryMs ?? defaultMemoryMs,
+  });
 
   const senderView = (row: Awaited<ReturnType<typeof senderIdsRepo.find>> & object): SenderIdView => ({
     id: idOut(Number(row.id)),
