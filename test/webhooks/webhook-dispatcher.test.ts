@@ -72,6 +72,7 @@ describeEachDialect(
         stopGraceMs?: number;
         fanOutBatch?: number;
         maxClaimed?: number;
+        pollMs?: number;
       } = {},
     ): Dispatcher {
       const d = createDispatcher({
@@ -85,7 +86,7 @@ describeEachDialect(
         clock: h().clock,
         log: quietLog,
         options: {
-          pollMs: 10,
+          pollMs: options.pollMs ?? 10,
           fanOutBatch: options.fanOutBatch ?? 100,
           maxClaimed: options.maxClaimed ?? 64,
           perWebhookInFlight: 8,
@@ -803,6 +804,43 @@ describeEachDialect(
       await emit(a.id, 'DLR', { message_id: 'third' });
       const unleased = await service.fanOut(10);
       expect(unleased).toEqual({ events: 1, claimed: [], leftPending: true });
+    });
+
+    it('a retry that came due is not starved by new events that keep filling the room as they are fanned out', async () => {
+      const a = await h().account();
+      const order: string[] = [];
+      const retried = await receiver((_q, i) => {
+        order.push(`retry ${i}`);
+        return { status: i === 0 ? 500 : 204 };
+      });
+      const busy = await receiver((_q, i) => {
+        order.push(`busy ${i}`);
+        return { status: 204 };
+      });
+      const wr = await webhook(a, 'MO', retried.url());
+      const b = await h().account();
+      await webhook(b, 'MO', busy.url());
+      // No polls: every step is a wake-up, by this test or by deliveries finishing.
+      const d = dispatcher({ maxClaimed: 4, pollMs: 60 * minute });
+      await emit(a.id, 'MO', { message: 'retry me' });
+      d.wake();
+      await waitFor(() => retried.requests.length === 1, 'the first attempt');
+      await settled(d);
+      // The last step's claim found nothing: new events would be leased as they are fanned out.
+      const [pending] = await deliveriesOf(wr.id);
+      expect(pending).toMatchObject({ state: 'pending', attempts: 1 });
+      clock().set(pending.next_attempt_at);
+      const events = 20;
+      for (let i = 0; i < events; i++) await emit(b.id, 'MO', { n: i });
+      d.wake();
+      await waitFor(
+        () => retried.requests.length === 2 && busy.requests.length === events,
+        'the retry and every new event',
+      );
+      // The first step leased four new events (all its room) and left the other sixteen pending, behind the
+      // retry, due before them: the next claim took it first.
+      expect(order.indexOf('retry 1'), order.join(', ')).toBeLessThanOrEqual(8);
+      await settled(d);
     });
 
     it('a delivery leased by a dispatcher that died is sent once its lease expires', async () => {
