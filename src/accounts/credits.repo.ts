@@ -1,7 +1,6 @@
 // SQL for credits: the balance's conditional UPDATE on `accounts.credits` and the `credit_ledger` lines. No
 // rules here.
 import { type Selectable, sql } from 'kysely';
-import { insertRows } from '../store/bulk-insert.ts';
 import type { Executor } from '../store/db.ts';
 import { runPrepared, slot } from '../store/prepared.ts';
 import type { CreditLedgerTable } from '../store/schema.ts';
@@ -63,19 +62,32 @@ export const creditsRepo = {
     );
   },
 
-  /** Ledger lines of sends written together, in one statement per power-of-two batch. */
-  async recordLedgerMany(
+  /**
+   * PostgreSQL: a postpaid debit of `delta` (negative) and its ledger lines in one statement, as sends written
+   * together need it. Each line's balance after is the new balance plus its `after` (what the account's later
+   * lines of the group take off), so the row stays locked from this statement to the commit only. Undefined,
+   * nothing written, when the account cannot pay.
+   */
+  async debitWithLedger(
     db: Executor,
-    entries: readonly Omit<Selectable<CreditLedgerTable>, 'id' | 'created_at'>[],
+    id: number,
+    delta: number,
+    lines: readonly { delta: number; after: number; reason: string; campaign_id: number | null }[],
     now: number,
-  ): Promise<void> {
-    const rows = entries.map((e) => [e.account_id, e.delta, e.balance_after, e.reason, e.campaign_id, now]);
-    await insertRows(
-      db,
-      'credit_ledger',
-      ['account_id', 'delta', 'balance_after', 'reason', 'campaign_id', 'created_at'],
-      rows,
-      1000,
-    );
+  ): Promise<number | undefined> {
+    const { rows } = await sql<{ credits: number }>`
+      with debit as (
+        update accounts set credits = credits + cast(${delta} as bigint)
+        where id = ${id}
+          and (cast(${delta} as bigint) >= 0 or credits + cast(${delta} as bigint) >= 0 - coalesce(credit_limit, 0))
+        returning credits
+      ), lines as (
+        insert into credit_ledger (account_id, delta, balance_after, reason, campaign_id, created_at)
+        select ${id}, l.delta, debit.credits + l.after, l.reason, l.campaign_id, cast(${now} as bigint)
+        from debit, json_to_recordset(cast(${JSON.stringify(lines)} as json))
+          as l(delta bigint, after bigint, reason text, campaign_id bigint)
+      )
+      select credits from debit`.execute(db);
+    return rows[0]?.credits;
   },
 };

@@ -360,8 +360,8 @@ export function createCreditsService(deps: {
 
     /**
      * Debits sends written together in one transaction (a group of small sends on PostgreSQL): one
-     * conditional UPDATE per paying account, in id order (two groups never wait on each other crosswise),
-     * their ledger lines in one statement, and each account's balance alert once. Answers the balance after
+     * statement per paying account, its conditional UPDATE with its ledger lines, in id order (two groups
+     * never wait on each other crosswise), and each account's balance alert once. Answers the balance after
      * each debit, in the order given, as if they had been made one by one, and whether one crossed an alert
      * trigger (its caller nudges once committed); undefined when an account cannot pay
      * them all: the caller then rolls its transaction back and makes them one by one, which refuses exactly
@@ -373,36 +373,47 @@ export function createCreditsService(deps: {
     ): Promise<{ after: number[]; alerted: boolean } | undefined> {
       const totals = new Map<number, number>();
       for (const d of debits) totals.set(d.billedAccountId, (totals.get(d.billedAccountId) ?? 0) + d.cost);
+      // Each account's lines in order, each with what the account's later lines of the group take off: the
+      // balance after a line is the final balance plus that.
+      const lines = new Map<
+        number,
+        { delta: number; after: number; reason: string; campaign_id: number }[]
+      >();
+      const after: number[] = new Array(debits.length);
+      const left = new Map(totals);
+      for (let i = 0; i < debits.length; i++) {
+        const { billedAccountId, cost, campaignId } = debits[i];
+        const rest = left.get(billedAccountId)! - cost;
+        left.set(billedAccountId, rest);
+        after[i] = rest;
+        if (cost === 0) continue;
+        const own = lines.get(billedAccountId);
+        const line = { delta: -cost, after: rest, reason: 'campaign', campaign_id: campaignId };
+        if (own) own.push(line);
+        else lines.set(billedAccountId, [line]);
+      }
+      const now = clock.now();
       const finals = new Map<number, number>();
       for (const accountId of [...totals.keys()].sort((a, b) => a - b)) {
-        const balance = await creditsRepo.addCredits(tx, accountId, -totals.get(accountId)!, true);
+        const balance = await creditsRepo.debitWithLedger(
+          tx,
+          accountId,
+          -totals.get(accountId)!,
+          lines.get(accountId) ?? [],
+          now,
+        );
         if (balance === undefined) return undefined;
         finals.set(accountId, balance);
       }
-      // Walk each account's debits in order from the balance before them.
-      const running = new Map<number, number>();
-      for (const [id, final] of finals) running.set(id, final + totals.get(id)!);
-      const after: number[] = new Array(debits.length);
-      const ledger = [];
       const crossings = new Map<number, number[]>();
       for (let i = 0; i < debits.length; i++) {
-        const { billedAccountId, cost, campaignId } = debits[i];
-        const balance = running.get(billedAccountId)! - cost;
-        running.set(billedAccountId, balance);
-        after[i] = balance;
+        const { billedAccountId, cost } = debits[i];
+        after[i] += finals.get(billedAccountId)!;
         if (cost === 0) continue;
-        ledger.push({
-          account_id: billedAccountId,
-          delta: -cost,
-          balance_after: balance,
-          reason: 'campaign' as const,
-          campaign_id: campaignId,
-        });
         const seen = crossings.get(billedAccountId);
-        if (seen) seen.push(balance);
-        else crossings.set(billedAccountId, [balance]);
+        if (seen) seen.push(after[i]);
+        else crossings.set(billedAccountId, [after[i]]);
       }
-      await creditsRepo.recordLedgerMany(tx, ledger, clock.now());
       let alerted = false;
       for (const [accountId, balances] of crossings) {
         const final = finals.get(accountId)!;

@@ -21,9 +21,10 @@ interface Job<S, E> {
 /**
  * Writes several sends at once in the caller's transaction: each table's rows of the whole group in one
  * statement, where one by one each send costs a round trip per statement (on PostgreSQL, the cost that
- * counts). Answers each send's value in order, or undefined when the group cannot be written together (an
- * account cannot pay them all, say); the group is then rolled back and written one by one, which gives each
- * send its own answer.
+ * counts). It writes its sends' entries too (`written` is for sends written one by one), where they cost the
+ * least: before a debit, say, rather than while the debit's row is locked. Answers each send's value in
+ * order, or undefined when the group cannot be written together (an account cannot pay them all, say); the
+ * group is then rolled back and written one by one, which gives each send its own answer.
  */
 export type WriteTogether<S> = (tx: Executor, sends: S[]) => Promise<unknown[] | undefined>;
 
@@ -49,9 +50,9 @@ export function createSendBatcher<S = never, E = never>(
     maxJobs?: number;
     writeTogether?: WriteTogether<S>;
     /**
-     * Writes the entries of the sends that succeeded (`submit`'s `entryOf`), all in one call, in the group's
-     * transaction after its sends: a send rolled back to its savepoint has none, and one statement for the
-     * group costs less than one per send.
+     * Writes the entries of the sends written one by one that succeeded (`submit`'s `entryOf`), all in one
+     * call, in the group's transaction after its sends: a send rolled back to its savepoint has none, and one
+     * statement for the group costs less than one per send.
      */
     written?: (tx: Executor, entries: E[]) => Promise<void>;
   } = {},
@@ -80,7 +81,6 @@ export function createSendBatcher<S = never, E = never>(
           throw new NotTogether('the group was not written together', { cause: error });
         });
         if (values === undefined) throw new NotTogether('the group cannot be written together');
-        await writeEntries(tx, jobs, values);
         return values;
       });
     } catch (error) {

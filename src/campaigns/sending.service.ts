@@ -83,9 +83,20 @@ interface SmallSend {
   recipients: number;
   messagesOf(start: number, end: number): NewMessage[];
   linksOf(campaignId: number, start: number, end: number): NewLink[];
+  /** Who sends, for its audit entry. */
+  actor: Actor;
   /** Told when the group's debits crossed a balance-alert trigger, for the nudge after the commit. */
   alerted(): void;
 }
+
+/** A send's `campaign.send` audit entry. */
+const sendEntry = (accountId: number, ticket: string | null, actor: Actor): AuditEntry => ({
+  accountId,
+  action: 'campaign.send',
+  objectType: 'campaign',
+  objectId: ticket,
+  actor,
+});
 
 /** Sends of at most this many kept recipients may be written together; larger ones are alone anyway. */
 const smallSendRecipients = 100;
@@ -191,6 +202,10 @@ export function createSendingService(deps: {
           );
           const linkRows = sends.flatMap((s, i) => s.linksOf(ids[i], 0, s.recipients));
           if (linkRows.length > 0) await links.store(tx, linkRows);
+          await audit.recordMany(
+            tx,
+            sends.map((s, i) => sendEntry(s.campaign.account_id, idOut(ids[i]), s.actor)),
+          );
           // Last: the paying accounts' rows stay locked from here to the commit.
           const debited = await credits.debitMany(
             tx,
@@ -211,7 +226,8 @@ export function createSendingService(deps: {
           }));
         }
       : undefined;
-  // Each send's `campaign.send` entry is written with its group's, in one statement (send-batcher.ts).
+  // Each send's `campaign.send` entry is written with its group's, in one statement (send-batcher.ts); sends
+  // written together write theirs themselves, before their debit.
   const batcher = createSendBatcher<SmallSend, AuditEntry>(db, {
     writeTogether,
     written: (tx, entries) => audit.recordMany(tx, entries),
@@ -376,6 +392,7 @@ export function createSendingService(deps: {
             messagesOf,
             linksOf,
             recipients: kept.length,
+            actor,
             alerted: () => {
               alerted = true;
             },
@@ -420,13 +437,7 @@ export function createSendingService(deps: {
         return result;
       },
       together,
-      (result): AuditEntry => ({
-        accountId,
-        action: 'campaign.send',
-        objectType: 'campaign',
-        objectId: result.ticket ?? null,
-        actor,
-      }),
+      (result) => sendEntry(accountId, result.ticket ?? null, actor),
     );
     // Committed: the delivery worker, maybe in another process, need not wait for its next poll.
     if (heldBy === undefined) queued(kept.length);
