@@ -140,6 +140,7 @@ export const routePermissions: Readonly<Record<string, Permission>> = {
   'POST /users/me/two-factor': 'profile',
   'PUT /users/me/two-factor': 'profile',
   'DELETE /users/me/two-factor': 'profile',
+  'POST /users/me/two-factor/recovery-codes': 'profile',
   'GET /users/me/sessions': 'profile',
   'DELETE /users/me/sessions/:id': 'profile',
   'DELETE /users/me/sessions': 'profile',

@@ -34,6 +34,16 @@ export function profileRoutes(app: App, recovery: RecoveryService): void {
     async (req) =>
       ok({ recovery_codes: (await recovery.confirm(caller(req), req.body.user)).recovery_codes }),
   );
+  app.post(
+    '/users/me/two-factor/recovery-codes',
+    { schema: { body: DisableBody, response: RecoveryCodesAnswer } },
+    async (req) =>
+      ok({
+        recovery_codes: (
+          await app.rateLimits.attempt(req, () => recovery.renewRecoveryCodes(caller(req), req.body.user))
+        ).recovery_codes,
+      }),
+  );
   app.delete(
     '/users/me/two-factor',
     { schema: { body: DisableBody, response: EmptyAnswer } },

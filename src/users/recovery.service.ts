@@ -170,7 +170,10 @@ export function createRecoveryService(deps: {
       const user = await me(auth);
       if (user.totp_secret !== null) throw ApiError.data('two-factor is already on: disable it first');
       const secret = newTotpSecret();
-      await usersRepo.setPendingSecret(db, Number(user.id), base32Encode(secret));
+      await db.transaction().execute(async (tx) => {
+        await usersRepo.setPendingSecret(tx, Number(user.id), base32Encode(secret));
+        await deps.audit.record(tx, ownEntry(user, 'user.two_factor_enrol', auth));
+      });
       return {
         secret: base32Encode(secret),
         otpauth_uri: otpauthUri({ issuer: deps.issuer, account: user.email, secret }),
@@ -194,6 +197,25 @@ export function createRecoveryService(deps: {
         }
         await recoveryCodesRepo.replace(tx, Number(user.id), codes.map(recoveryCodeHash));
         await deps.audit.record(tx, ownEntry(user, 'user.two_factor_on', auth));
+      });
+      return { recovery_codes: codes };
+    },
+
+    /**
+     * POST /users/me/two-factor/recovery-codes: the password and a code (or a recovery code) give ten new
+     * recovery codes, shown once; the old ones stop working.
+     */
+    async renewRecoveryCodes(auth: AuthContext, input: { password?: unknown; code?: unknown }) {
+      const user = await me(auth);
+      if (user.totp_secret === null) throw ApiError.data('two-factor is not on for this user');
+      await checkPassword(user, input.password, 'user.password');
+      const codes = newRecoveryCodes();
+      await db.transaction().execute(async (tx) => {
+        await checkCode(tx, user, input.code, async (step) =>
+          step === null ? true : usersRepo.acceptStep(tx, Number(user.id), step),
+        );
+        await recoveryCodesRepo.replace(tx, Number(user.id), codes.map(recoveryCodeHash));
+        await deps.audit.record(tx, ownEntry(user, 'user.recovery_codes_renew', auth));
       });
       return { recovery_codes: codes };
     },

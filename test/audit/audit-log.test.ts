@@ -84,7 +84,11 @@ const unchanging = new Map([
   ['PUT /users/me/password', "a user's own profile (no token may call it): test/users/recovery.test.ts"],
   [
     'POST /users/me/two-factor',
-    'an enrolment started changes nothing until confirmed (PUT), which is audited',
+    "a user's own profile (no token may call it): test/users/two-factor.test.ts",
+  ],
+  [
+    'POST /users/me/two-factor/recovery-codes',
+    "a user's own profile (no token may call it): test/users/two-factor.test.ts",
   ],
   ['PUT /users/me/two-factor', "a user's own profile (no token may call it): test/users/two-factor.test.ts"],
   [

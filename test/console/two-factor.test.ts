@@ -1,7 +1,8 @@
 // A user's recovery and two-factor in Chromium against a whole Pigeon: an invitation's link sets the password,
 // the first sign-in, the Profile page turns two-factor on (the secret as text, its otpauth link, a first code,
-// recovery codes shown once), sign out, then the sign-in asks for a code after the password. Codes are
-// computed here with the server's own totp(); the forgot-password path answers on the sign-in page.
+// recovery codes shown once), sign out, then the sign-in asks for a code after the password, and new recovery
+// codes replace the old. Codes are computed here with the server's own totp(); the forgot-password path answers
+// on the sign-in page.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { base32Decode, totp, totpStepSeconds } from '../../src/users/totp.ts';
 import { type ConsoleFixture, startConsoleFixture } from '../helpers/browser.ts';
@@ -66,6 +67,18 @@ describe('console two-factor sign-in', () => {
     // The sessions list shows this one.
     await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Profile' }).click();
     await page.getByText('This session').waitFor();
+
+    // New recovery codes, with the password and one of the old codes: shown once, the old ones gone.
+    await page.getByLabel('Password', { exact: true }).fill(password);
+    await page.getByLabel('Code', { exact: true }).fill(recovery[0]!);
+    await page.getByRole('button', { name: 'New recovery codes' }).click();
+    await expect
+      .poll(async () => (await page.locator('.account-secret-value').first().textContent())?.trim())
+      .not.toBe(recovery.join('\n'));
+    const renewed = (await page.locator('.account-secret-value').first().textContent())!.trim().split('\n');
+    expect(renewed).toHaveLength(10);
+    expect(renewed.filter((c) => recovery.includes(c))).toEqual([]);
+    expect(await page.getByTestId('two-factor-state').textContent()).toContain('10 recovery codes left');
     await context.close();
   });
 

@@ -142,8 +142,40 @@ describeEachDialect('two-factor sign-in of console users', (h) => {
     expect((await steps.password(user.email)).body.session).toMatchObject({ email: user.email });
     const actions = await auditActionsOf(h(), user.id);
     expect(actions.filter((a) => a.startsWith('user.two_factor'))).toEqual([
+      'user.two_factor_enrol',
       'user.two_factor_on',
       'user.two_factor_off',
+    ]);
+  });
+
+  it('new recovery codes need the password and a code; the old ones stop working', async () => {
+    const { user, secret, recoveryCodes } = await userWithTwoFactor(h());
+    nextStep();
+    const renew = (password: string, code: string) =>
+      user.call('POST', '/users/me/two-factor/recovery-codes', { json: { user: { password, code } } });
+    const code = totp(secret, h().clock.now());
+    expect((await renew('not the password at all', code)).body.status).toBe(-1);
+    expect((await renew(userPassword, '000000')).body.status).toBe(-1);
+    const renewed = await renew(userPassword, code);
+    expect(renewed.body.status, JSON.stringify(renewed.body)).toBe(1);
+    const fresh = renewed.body.recovery_codes as string[];
+    expect(fresh).toHaveLength(10);
+    expect(fresh.filter((c) => recoveryCodes.includes(c))).toEqual([]);
+    // The code just used is spent; a recovery code stands for one.
+    expect((await renew(userPassword, code)).body.status).toBe(-1);
+    expect((await renew(userPassword, recoveryCodes[0]!)).body.status).toBe(-1);
+    expect((await user.call('GET', '/users/me')).body.user.recovery_codes_left).toBe(10);
+    const pending = await steps.password(user.email);
+    expect((await steps.code(pending.body.pending_token, recoveryCodes[1]!)).body.status).toBe(-1);
+    const again = await steps.password(user.email);
+    expect((await steps.code(again.body.pending_token, fresh[0]!)).body.session).toMatchObject({
+      email: user.email,
+    });
+    const actions = await auditActionsOf(h(), user.id);
+    expect(actions.filter((a) => a.startsWith('user.two_factor') || a.startsWith('user.recovery'))).toEqual([
+      'user.two_factor_enrol',
+      'user.two_factor_on',
+      'user.recovery_codes_renew',
     ]);
   });
 

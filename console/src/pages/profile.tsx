@@ -1,6 +1,7 @@
 // One's own profile, whatever one's role: the password (PUT /users/me/password), two-factor (enrolment with
 // the secret as text and its otpauth link, confirmed by a first code, then the recovery codes shown once;
-// disabling with the password and a code), and one's sessions (GET/DELETE /users/me/sessions).
+// new recovery codes or disabling, each with the password and a code), and one's sessions (GET/DELETE
+// /users/me/sessions).
 import './account.css';
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
@@ -105,6 +106,15 @@ function TwoFactorCard({ profile, reload }: { profile: Profile; reload: () => Pr
     setCodes(null);
     await reload();
   });
+  const renew = useAction(async () => {
+    const answer = await api<{ recovery_codes: string[] }>('POST', '/users/me/two-factor/recovery-codes', {
+      body: { user: { password, code: code.trim() } },
+    });
+    setPassword('');
+    setCode('');
+    setCodes(answer.recovery_codes);
+    await reload();
+  });
   return (
     <div class="card">
       <h2>Two-factor sign-in</h2>
@@ -125,9 +135,12 @@ function TwoFactorCard({ profile, reload }: { profile: Profile; reload: () => Pr
             On: signing in asks for a code after the password. {profile.recovery_codes_left} recovery codes
             left.
           </p>
-          <ErrorNotice error={disable.error} />
+          <ErrorNotice error={disable.error ?? renew.error} />
           <CredentialField kind="password" value={password} onValue={setPassword} />
           <CredentialField kind="code" value={code} onValue={setCode} />
+          <button type="button" disabled={renew.pending} onClick={() => void renew.act()}>
+            New recovery codes
+          </button>{' '}
           <button type="submit" class="danger" disabled={disable.pending}>
             Turn two-factor off
           </button>
