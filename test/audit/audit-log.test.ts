@@ -82,10 +82,7 @@ const unchanging = new Map([
     'a sign-in step: its session.sign_in is covered in test/users/two-factor.test.ts',
   ],
   ['PUT /users/me/password', "a user's own profile (no token may call it): test/users/recovery.test.ts"],
-  [
-    'POST /users/me/two-factor',
-    "a user's own profile (no token may call it): test/users/two-factor.test.ts",
-  ],
+  ['POST /users/me/two-factor', "a user's own profile (no token may call it): test/users/two-factor.test.ts"],
   [
     'POST /users/me/two-factor/recovery-codes',
     "a user's own profile (no token may call it): test/users/two-factor.test.ts",
