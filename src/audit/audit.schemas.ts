@@ -8,7 +8,7 @@ export const AuditEntry = Type.Object({
   account_id: Type.String({ description: 'the account the change belongs to (a sub-account for its own)' }),
   date: WallTime,
   actor: Type.Object({
-    kind: StringEnum(['user', 'token', 'cli', 'pigeon']),
+    kind: StringEnum(['user', 'token', 'smpp', 'cli', 'pigeon']),
     id: Nullable(Type.String({ description: "the token's or user's id" })),
     label: Nullable(Type.String({ description: "the token's name, the user's e-mail" })),
   }),

@@ -32,7 +32,7 @@ export interface AuditQuery {
   sub_account_id?: string;
 }
 
-const actorKinds = ['user', 'token', 'cli', 'pigeon'] as const;
+const actorKinds = ['user', 'token', 'smpp', 'cli', 'pigeon'] as const;
 const actionPattern = /^[a-z_]+(\.[a-z_]+)?$/;
 /** Names kept in memory: a token's name never changes, an e-mail rarely (kept a minute). */
 const maxLabels = 10_000;
@@ -84,6 +84,9 @@ export function createAuditService(deps: {
     if (auth === undefined) return { kind: deps.processActor ?? 'pigeon', id: null, ip: null };
     const ip = auth.clientIp ?? null;
     if (auth.userId !== undefined) return { kind: 'user', id: auth.userId, ip };
+    if (auth.smppUser !== undefined) {
+      return { kind: 'smpp', id: auth.smppUser.id, label: auth.smppUser.systemId, ip };
+    }
     if (auth.tokenId > 0) return { kind: 'token', id: auth.tokenId, ip };
     // No token: the account's own e-mail and password (legacy credentials, a console session).
     return { kind: 'user', id: null, ip, accountId: auth.accountId };

@@ -3,12 +3,12 @@
 import type { Db, Executor } from '../store/db.ts';
 import type { AuthContext } from './auth-context.ts';
 
-export type ActorKind = 'user' | 'token' | 'cli' | 'pigeon';
+export type ActorKind = 'user' | 'token' | 'smpp' | 'cli' | 'pigeon';
 
 /** Who acted: the API caller (its AuthContext, with the client's IP), else the process (the CLI, or Pigeon). */
 export interface Actor {
   kind: ActorKind;
-  /** The token's or user's id; null for the CLI, Pigeon and an account's own password. */
+  /** The token's, user's or SMPP user's id; null for the CLI, Pigeon and an account's own password. */
   id: number | null;
   /** Given when the actor is not one the audit log can name by its id (a sign-in's e-mail, say). */
   label?: string | null;

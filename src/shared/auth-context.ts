@@ -11,8 +11,13 @@ export interface AuthContext {
   sessionId?: number;
   /** A token's scope (src/users/permissions.ts); absent for body credentials, which act as the account. */
   scope?: TokenScope;
-  /** The client's address, set by the HTTP layer (`request.ip`): the audit log writes it beside the change. */
+  /**
+   * The client's address, set by the HTTP layer (`request.ip`) or the SMPP server (the bind's peer): the audit
+   * log writes it beside the change.
+   */
   clientIp?: string;
+  /** The SMPP user whose bind made the call (src/smpp-server): its id and system_id. */
+  smppUser?: { id: number; systemId: string };
 }
 
 /** What a user of an account may do, from most to least (src/users/README.md). */

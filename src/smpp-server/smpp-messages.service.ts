@@ -152,15 +152,22 @@ export function createSmppMessagesService(deps: {
 
   return {
     /**
-     * Sends one message of the user's account, through the sending service: returns the message id of its
+     * Sends one message of the user's account, through the sending service, from a bind at `clientIp`: returns the message id of its
      * submit_sm_resp (the campaign's ticket), or throws SubmitRefused with the command_status to answer.
      */
-    async submit(user: BoundUser, sm: SmppSubmit): Promise<string> {
+    async submit(user: BoundUser, clientIp: string, sm: SmppSubmit): Promise<string> {
       const now = clock.now();
       let result: CampaignResult;
       try {
         result = await deps.sending.send(
-          { accountId: user.accountId, tokenId: 0, parentId: null },
+          // The audit log names the SMPP user and its bind's address.
+          {
+            accountId: user.accountId,
+            tokenId: 0,
+            parentId: null,
+            clientIp,
+            smppUser: { id: user.id, systemId: user.systemId },
+          },
           {
             text: sm.text,
             sender: sm.source.replace(/^\+/, ''),

@@ -145,7 +145,7 @@ export function createSmppServer(deps: {
     }
     const text = decodeText(sm.dataCoding, bytes);
     try {
-      const messageId = await deps.messages.submit(user, {
+      const messageId = await deps.messages.submit(user, session.clientIp, {
         source: sm.source,
         destination: sm.destination,
         text,

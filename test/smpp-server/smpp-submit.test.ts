@@ -53,6 +53,16 @@ describeEachDialect('SMPP server submit_sm', (h) => {
       text: 'Hello {from} SMPP €',
       sender: 'MyShop',
     });
+    // The audit log names the SMPP user and its bind's address.
+    const audit = await call(h().app, 'GET', '/audit?action=campaign.send&actor=smpp', {
+      token: account.token,
+    });
+    const entry = audit.body.entries.find((e: { object: { id: string } }) => e.object.id === resp.message_id);
+    expect(entry).toMatchObject({
+      actor: { kind: 'smpp', label: 'sender' },
+      action: 'campaign.send',
+      ip: '127.0.0.1',
+    });
   });
 
   it('refuses a blacklisted destination (0x400) and an invalid one (0x0B), charging nothing', async () => {

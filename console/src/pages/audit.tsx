@@ -18,6 +18,7 @@ const actorKinds: { value: string; label: string }[] = [
   { value: '', label: 'Anyone' },
   { value: 'user', label: 'A person (console, e-mail and password)' },
   { value: 'token', label: 'An API token' },
+  { value: 'smpp', label: 'An SMPP user' },
   { value: 'cli', label: 'The operator (CLI)' },
   { value: 'pigeon', label: 'Pigeon itself' },
 ];
@@ -53,6 +54,8 @@ function actorText(actor: AuditEntryView['actor']): string {
   switch (actor.kind) {
     case 'token':
       return `Token ${label}`.trim();
+    case 'smpp':
+      return `SMPP ${label}`.trim();
     case 'cli':
       return 'Operator (CLI)';
     case 'pigeon':
