@@ -79,7 +79,8 @@ export const creditsRepo = {
       with debit as (
         update accounts set credits = credits + cast(${delta} as bigint)
         where id = ${id}
-          and (cast(${delta} as bigint) >= 0 or credits + cast(${delta} as bigint) >= 0 - coalesce(credit_limit, 0))
+          and (cast(${delta} as bigint) >= 0
+            or credits + cast(${delta} as bigint) >= 0 - coalesce(credit_limit, 0))
         returning credits
       ), lines as (
         insert into credit_ledger (account_id, delta, balance_after, reason, campaign_id, created_at)

@@ -152,8 +152,9 @@ export function createSmppMessagesService(deps: {
 
   return {
     /**
-     * Sends one message of the user's account, through the sending service, from a bind at `clientIp`: returns the message id of its
-     * submit_sm_resp (the campaign's ticket), or throws SubmitRefused with the command_status to answer.
+     * Sends one message of the user's account, through the sending service, from a bind at `clientIp`: returns
+     * the message id of its submit_sm_resp (the campaign's ticket), or throws SubmitRefused with the
+     * command_status to answer.
      */
     async submit(user: BoundUser, clientIp: string, sm: SmppSubmit): Promise<string> {
       const now = clock.now();
