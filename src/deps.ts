@@ -532,6 +532,7 @@ export async function createDeps(
     timeZone: config.TIMEZONE,
     stopMention: config.STOP_MENTION,
     shortUrlLength: links.shortUrlLength,
+    log: logger,
   });
   const erase = createEraseService({
     db,

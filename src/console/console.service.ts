@@ -56,6 +56,8 @@ export interface ConsoleServiceDeps {
   shortUrlLength: number;
   /** The audit log: sign-ins (failed ones too), switches and sign-outs. */
   audit: AuditTrail;
+  /** A failed sign-in's entry that could not be written is logged here: nobody waits for it. */
+  log: { warn(object: object, message: string): void };
 }
 
 /** What the page knows of its session: who it is, whose view it shows, and the token its changes carry. */
@@ -117,7 +119,19 @@ export function createConsoleService(deps: ConsoleServiceDeps) {
     ip,
   });
 
-  /** A wrong e-mail or password, a locked account: its entry on the account the e-mail names, if any. */
+  /**
+   * A wrong e-mail or password, a locked account: its entry on the account the e-mail names, if any. Written
+   * after the answer is on its way, so that neither the answer nor its time tells whether the e-mail is a
+   * user's (a crash in between loses the entry of a sign-in that changed nothing).
+   */
+  function recordFailureLater(email: string, clientIp: string): void {
+    setImmediate(() =>
+      recordFailure(email, clientIp).catch((err: unknown) =>
+        deps.log.warn({ err }, 'could not write the audit entry of a failed console sign-in'),
+      ),
+    );
+  }
+
   async function recordFailure(email: string, clientIp: string): Promise<void> {
     const accountId = await accounts.idByEmail(email);
     if (accountId === undefined) return;
@@ -249,8 +263,8 @@ export function createConsoleService(deps: ConsoleServiceDeps) {
       }
       // A user's e-mail and password (the users service answers -1 in the form's words); a failure is audited.
       const auth = await brake(() =>
-        accounts.authenticate({ username: email, password }, client.ip).catch(async (error) => {
-          await recordFailure(email, client.ip);
+        accounts.authenticate({ username: email, password }, client.ip).catch((error) => {
+          recordFailureLater(email, client.ip);
           throw error;
         }),
       );

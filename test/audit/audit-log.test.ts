@@ -8,6 +8,7 @@ import { buildApi } from '../../src/runtime.ts';
 import type { AuditLogTable } from '../../src/store/schema.ts';
 import { pigeonOn } from '../helpers/cli.ts';
 import { call, describeEachDialect, type Harness } from '../helpers/harness.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const ip = '203.0.113.24';
 
@@ -661,6 +662,8 @@ describeEachDialect('audit log', (h) => {
       json: { email: 'nobody@example.com', password: 'x' },
     });
     expect(nobody.body.status).toBe(-1);
+    // A failed sign-in's entry is written after its answer.
+    await waitFor(async () => (await entriesAfter(h(), before)).length === 1, 'the failed sign-in entry');
     const right = await from(h(), 'POST', '/console/session', {
       json: { email, password: 'correct horse battery' },
     });
