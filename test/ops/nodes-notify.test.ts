@@ -240,7 +240,10 @@ describe.skipIf(!inject('pgUrl'))('nodes apart on one PostgreSQL, woken through 
       `a DLR webhook for each of the ${size} messages`,
       wakeBoundMs * 5,
     );
-    const submits = smsc.submits.slice(submitsBefore);
+    // This test's own messages: an earlier test's node, killed with a message submitted but not recorded, leaves
+    // it to be sent again once its lease lapses, maybe now (that is the at-least-once the kill allows).
+    const mine = new Set(numbers);
+    const submits = smsc.submits.slice(submitsBefore).filter((s) => mine.has(s.destination));
     expect(submits).toHaveLength(size);
     expect(new Set(submits.map((s) => s.destination)).size).toBe(size);
     for (const n of numbers) expect(dlrsFor(n)).toHaveLength(1);
