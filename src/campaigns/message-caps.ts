@@ -1,103 +1,196 @@
-// DAILY_MESSAGE_LIMIT: the messages an account may have accepted per day (a send's `sent`: the recipients
-// kept after filtering, whatever their parts), days running midnight to midnight in TIMEZONE. The count is
-// a row per account and day, raised in the send's own transaction, so concurrent sends (in any process)
-// are counted exactly and a send rolled back (-3, say) counts nothing.
+// An account's message quotas: the messages it may have accepted per day and per month (a send's `sent`: the
+// recipients kept after filtering, whatever their parts), days and months running in TIMEZONE. Each account's
+// limits come from the limits room (its own, its parent's, else DAILY_MESSAGE_LIMIT and MONTHLY_MESSAGE_LIMIT),
+// 0 being none. A count is a row per account and period, raised in the send's own transaction, so concurrent
+// sends (in any process) are counted exactly and a send rolled back (-3, say) counts nothing. An account
+// without a quota is counted nothing and costs no statement.
 import { DateTime } from 'luxon';
 import { ApiError } from '../shared/errors.ts';
 import type { Executor } from '../store/db.ts';
-import { dailyCountsRepo } from './daily-counts.repo.ts';
+import { type CountsTable, messageCountsRepo } from './message-counts.repo.ts';
 
-export type DailyCap = ReturnType<typeof createDailyCap>;
+/** One quota of an account: its limit (0: none) and how a refusal names it (`DAILY_MESSAGE_LIMIT`, …). */
+export interface Quota {
+  limit: number;
+  name: string;
+}
 
-/** `limit` 0 switches the cap off: nothing is counted and no statement is run. */
-export function createDailyCap(options: { limit: number; timezone: string }) {
-  const { limit, timezone } = options;
-  // The day of the last instant asked about, with its bounds: sends of one day compute it once.
-  let known = { from: Number.POSITIVE_INFINITY, to: Number.NEGATIVE_INFINITY, day: '' };
+/** An account's quotas, as the limits room resolved them. */
+export interface Quotas {
+  daily: Quota;
+  monthly: Quota;
+}
 
-  function dayOf(ms: number): string {
-    if (ms >= known.from && ms < known.to) return known.day;
-    const start = DateTime.fromMillis(ms, { zone: timezone }).startOf('day');
-    known = {
+export type MessageCaps = ReturnType<typeof createMessageCaps>;
+
+interface Period {
+  table: CountsTable;
+  quota: (q: Quotas) => Quota;
+  /** The period's key and bounds around an instant. */
+  unit: 'day' | 'month';
+  format: string;
+  /** How a refusal says it: "per day", "today". */
+  per: string;
+  current: string;
+}
+
+const day: Period = {
+  table: 'daily_message_counts',
+  quota: (q) => q.daily,
+  unit: 'day',
+  format: 'yyyy-MM-dd',
+  per: 'per day',
+  current: 'today',
+};
+const month: Period = {
+  table: 'monthly_message_counts',
+  quota: (q) => q.monthly,
+  unit: 'month',
+  format: 'yyyy-MM',
+  per: 'per month',
+  current: 'this month',
+};
+
+export function createMessageCaps(options: { timezone: string }) {
+  const { timezone } = options;
+  // The period of the last instant asked about, with its bounds: sends of one day compute it once.
+  const known = new Map<Period, { from: number; to: number; key: string }>();
+
+  function keyOf(period: Period, ms: number): string {
+    const last = known.get(period);
+    if (last && ms >= last.from && ms < last.to) return last.key;
+    const start = DateTime.fromMillis(ms, { zone: timezone }).startOf(period.unit);
+    const next = {
       from: start.toMillis(),
-      to: start.plus({ days: 1 }).toMillis(),
-      day: start.toFormat('yyyy-MM-dd'),
+      to: start.plus({ [`${period.unit}s`]: 1 }).toMillis(),
+      key: start.toFormat(period.format),
     };
-    return known.day;
+    known.set(period, next);
+    return next.key;
   }
 
-  function refuse(accountId: number, day: string, used: number, count: number): never {
+  function refuse(
+    period: Period,
+    quota: Quota,
+    accountId: number,
+    key: string,
+    used: number,
+    count: number,
+  ): never {
     throw ApiError.data(
-      `DAILY_MESSAGE_LIMIT: account ${accountId} may have ${limit} messages accepted per day; ${used} were accepted today (${day}, ${timezone}) and this send has ${count}, ${used + count - limit} too many`,
+      `${quota.name}: account ${accountId} may have ${quota.limit} messages accepted ${period.per}; ${used} were accepted ${period.current} (${key}, ${timezone}) and this send has ${count}, ${used + count - quota.limit} too many`,
+    );
+  }
+
+  async function takeOne(
+    tx: Executor,
+    period: Period,
+    accountId: number,
+    now: number,
+    count: number,
+    quotas: Quotas,
+  ) {
+    const quota = period.quota(quotas);
+    if (quota.limit === 0 || count === 0) return;
+    const key = keyOf(period, now);
+    if (
+      count <= quota.limit &&
+      (await messageCountsRepo.add(tx, period.table, accountId, key, count, quota.limit)) !== undefined
+    )
+      return;
+    refuse(
+      period,
+      quota,
+      accountId,
+      key,
+      await messageCountsRepo.read(tx, period.table, accountId, key),
+      count,
     );
   }
 
   return {
-    enabled: limit > 0,
-
-    /** Counts a send's messages on the day of `now`, in its transaction; -7 when they pass the cap. */
-    async take(tx: Executor, accountId: number, now: number, count: number): Promise<void> {
-      if (limit === 0 || count === 0) return;
-      const day = dayOf(now);
-      if (count <= limit && (await dailyCountsRepo.add(tx, accountId, day, count, limit)) !== undefined)
-        return;
-      refuse(accountId, day, await dailyCountsRepo.read(tx, accountId, day), count);
+    /** Counts a send's messages on the day and month of `now`, in its transaction; -7 when they pass a quota. */
+    async take(tx: Executor, accountId: number, now: number, count: number, quotas: Quotas): Promise<void> {
+      await takeOne(tx, day, accountId, now, count, quotas);
+      await takeOne(tx, month, accountId, now, count, quotas);
     },
 
     /**
-     * Counts the messages of sends written together, once per account and day; false, having counted
-     * nothing more, when an account's would pass the cap (the caller rolls back and takes them one by one,
-     * which refuses exactly the sends past it).
+     * Counts the messages of sends written together, once per account and day and once per account and month;
+     * false, having counted nothing more, when an account's would pass a quota (the caller rolls back and takes
+     * them one by one, which refuses exactly the sends past it).
      */
     async takeMany(
       tx: Executor,
-      sends: readonly { accountId: number; now: number; count: number }[],
+      sends: readonly { accountId: number; now: number; count: number; quotas: Quotas }[],
     ): Promise<boolean> {
-      if (limit === 0) return true;
-      const counts = new Map<string, { accountId: number; day: string; count: number }>();
-      for (const { accountId, now, count } of sends) {
-        const day = dayOf(now);
-        const key = `${accountId} ${day}`;
-        const entry = counts.get(key);
-        if (entry) entry.count += count;
-        else counts.set(key, { accountId, day, count });
-      }
-      // In one order (account, then day), as the paying accounts are debited after them (credits.debitMany): the
-      // groups of two API processes committing at once never wait on each other crosswise.
-      const ordered = [...counts.values()].sort(
-        (a, b) => a.accountId - b.accountId || (a.day < b.day ? -1 : a.day > b.day ? 1 : 0),
-      );
-      for (const { accountId, day, count } of ordered) {
-        if (count === 0) continue;
-        if (count > limit || (await dailyCountsRepo.add(tx, accountId, day, count, limit)) === undefined) {
-          return false;
+      for (const period of [day, month]) {
+        const counts = new Map<string, { accountId: number; key: string; count: number; limit: number }>();
+        for (const { accountId, now, count, quotas } of sends) {
+          const limit = period.quota(quotas).limit;
+          if (limit === 0 || count === 0) continue;
+          const key = keyOf(period, now);
+          const id = `${accountId} ${key}`;
+          const entry = counts.get(id);
+          if (entry) entry.count += count;
+          else counts.set(id, { accountId, key, count, limit });
+        }
+        // In one order (account, then period), as the paying accounts are debited after them (credits.debitMany):
+        // the groups of two API processes committing at once never wait on each other crosswise.
+        const ordered = [...counts.values()].sort(
+          (a, b) => a.accountId - b.accountId || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
+        );
+        for (const { accountId, key, count, limit } of ordered) {
+          if (count > limit) return false;
+          if ((await messageCountsRepo.add(tx, period.table, accountId, key, count, limit)) === undefined)
+            return false;
         }
       }
       return true;
     },
 
-    /** What a simulation answers: -7 when the real send would pass the cap now; counts nothing. */
-    async check(db: Executor, accountId: number, now: number, count: number): Promise<void> {
-      if (limit === 0 || count === 0) return;
-      const day = dayOf(now);
-      const used = await dailyCountsRepo.read(db, accountId, day);
-      if (used + count > limit) refuse(accountId, day, used, count);
-    },
-
-    /** A cancelled campaign gives its messages back to the day it was accepted on (`createdAt`). */
-    async giveBack(tx: Executor, accountId: number, createdAt: number, count: number): Promise<void> {
-      if (limit === 0 || count === 0) return;
-      await dailyCountsRepo.subtract(tx, accountId, dayOf(createdAt), count);
+    /** What a simulation answers: -7 when the real send would pass a quota now; counts nothing. */
+    async check(db: Executor, accountId: number, now: number, count: number, quotas: Quotas): Promise<void> {
+      for (const period of [day, month]) {
+        const quota = period.quota(quotas);
+        if (quota.limit === 0 || count === 0) continue;
+        const key = keyOf(period, now);
+        const used = await messageCountsRepo.read(db, period.table, accountId, key);
+        if (used + count > quota.limit) refuse(period, quota, accountId, key, used, count);
+      }
     },
 
     /**
-     * Deletes up to `batch` counts of the days before yesterday (of `now`, in TIMEZONE): only today's count
-     * is ever checked, and yesterday's is kept for a cancel around midnight to give back to. Returns how
-     * many went.
+     * A cancelled campaign gives its messages back to the day and month it was accepted in (`createdAt`): an
+     * update of no row when the account had no quota then.
      */
-    prune(db: Executor, now: number, batch = 1000): Promise<number> {
-      const before = DateTime.fromMillis(now, { zone: timezone }).minus({ days: 1 }).toFormat('yyyy-MM-dd');
-      return dailyCountsRepo.deleteBefore(db, before, batch);
+    async giveBack(tx: Executor, accountId: number, createdAt: number, count: number): Promise<void> {
+      if (count === 0) return;
+      for (const period of [day, month]) {
+        await messageCountsRepo.subtract(tx, period.table, accountId, keyOf(period, createdAt), count);
+      }
+    },
+
+    /**
+     * Deletes up to `batch` counts of the days before yesterday and the months before last month (of `now`, in
+     * TIMEZONE): only the current period's count is ever checked, and the previous one is kept for a cancel
+     * around midnight (or the month's end) to give back to. Returns how many went.
+     */
+    async prune(db: Executor, now: number, batch = 1000): Promise<number> {
+      const at = DateTime.fromMillis(now, { zone: timezone });
+      const days = await messageCountsRepo.deleteBefore(
+        db,
+        day.table,
+        at.minus({ days: 1 }).toFormat(day.format),
+        batch,
+      );
+      const months = await messageCountsRepo.deleteBefore(
+        db,
+        month.table,
+        at.minus({ months: 1 }).toFormat(month.format),
+        batch,
+      );
+      return days + months;
     },
   };
 }
