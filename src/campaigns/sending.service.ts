@@ -26,34 +26,11 @@ import { listsRepo } from './lists.repo.ts';
 import { createMessageCaps, type Quotas } from './message-caps.ts';
 import { type ContactFields, compileTemplate, render } from './message-text.ts';
 import { type Candidate, type FilterCounts, filterRecipients } from './recipient-filter.ts';
+import { checkGsmsmsids, type ListRef, type RecipientInput, refuseGsmsmsid } from './recipient-ids.ts';
 import { createBacklogGate } from './send-backlog.ts';
 import { createSendBatcher } from './send-batcher.ts';
 import { pacedOffsets } from './send-pacing.ts';
 import { createSendPlanner, type MessageInput, type Plan } from './send-plan.ts';
-
-export interface RecipientInput {
-  value: string;
-  gsmsmsid?: string;
-}
-
-/** One list of POST /send/lists: its id in `value`. */
-export interface ListRef {
-  value: string;
-  /** Not taken here: refused rather than silently dropped (see refuseGsmsmsid). */
-  gsmsmsid?: unknown;
-}
-
-/**
- * `gsmsmsid` names one recipient's message on POST /send (and GET /send). A list campaign's recipients are
- * its lists' contacts, so an id given beside a list could name none of them: it is refused, not dropped.
- */
-function refuseGsmsmsid(listRefs: readonly ListRef[]): void {
-  const given = listRefs.find((ref) => ref.gsmsmsid !== undefined);
-  if (given === undefined) return;
-  throw ApiError.data(
-    `gsmsmsid is not taken on /send/lists (list ${given.value}): it applies to POST /send, one per number; a list campaign's messages are identified by their contacts`,
-  );
-}
 
 /** What a send answers (its route's schema): the ticket (none for a simulation), cost, balance and counts. */
 export type CampaignResult = CampaignResultView;
@@ -92,7 +69,6 @@ interface SmallSend {
 /** Sends of at most this many kept recipients may be written together; larger ones are alone anyway. */
 const smallSendRecipients = 100;
 
-const maxGsmsmsidLength = 100;
 /** Rows handed to one repository call: bounds the row arrays alive at once on 100k sends. */
 const writeChunk = 10_000;
 const contactPage = 5000;
@@ -394,9 +370,9 @@ export function createSendingService(deps: {
       async (tx) => {
         // First: a send past the day's or month's quota is refused before anything else is written.
         await messageCaps.take(tx, accountId, now, kept.length, limits.quotas);
-        // A campaign due later is paced from its due time, and books nothing of the account's pace (its
-        // bookings would make the sends of today wait for it).
-        if (paced && p.dueAt <= now)
+        // A campaign due later (or held for moderation) is paced from its due time, and books nothing of the
+        // account's pace (its bookings would make the sends of today wait for it).
+        if (paced && p.dueAt <= now && heldBy === undefined)
           pacedFrom = await deps.limits.pace(tx, accountId, limits.partsPerSecond, paced.parts, now);
         const campaignId = await campaignsRepo.insert(tx, campaignRow);
         const debited = await credits.debit(tx, accountId, cost, campaignId);
@@ -469,13 +445,7 @@ export function createSendingService(deps: {
       const p = plan(message, now);
       checkRecipientCount(recipients.length, 'sms.recipients.gsm');
       if (!options.simulate) await refuseWhenBacklogged(now);
-      for (const r of recipients) {
-        if (r.gsmsmsid !== undefined && r.gsmsmsid.length > maxGsmsmsidLength) {
-          throw ApiError.data(
-            `sms.recipients.gsm: gsmsmsid "${r.gsmsmsid.slice(0, 20)}…" is longer than ${maxGsmsmsidLength} characters`,
-          );
-        }
-      }
+      checkGsmsmsids(recipients);
       const candidates = function* (): Generator<Candidate<Recipient>> {
         for (const r of recipients) {
           const gsmsmsid = r.gsmsmsid === undefined || r.gsmsmsid === '' ? null : r.gsmsmsid;
