@@ -64,11 +64,38 @@ export function createLimitsService(deps: {
 }) {
   const { db, clock, instance, accounts, audit } = deps;
   const memory = new Map<number, { remembered: Promise<Remembered>; readAt: number }>();
+  // An account's parent never changes: asked once per account (not taken from the caller, whose context may not
+  // say it: an SMPP user's send).
+  const parents = new Map<number, number | null>();
 
-  async function read(account: { accountId: number; parentId: number | null }): Promise<Remembered> {
-    const { accountId, parentId } = account;
+  async function existing(accountId: number): Promise<{ accountId: number; parentId: number | null }> {
+    let parentId = parents.get(accountId);
+    if (parentId === undefined) {
+      const found = await accounts.parentOf(accountId);
+      if (found === undefined) throw ApiError.notFound(`account ${accountId} does not exist`);
+      if (parents.size >= maxInMemory) parents.clear();
+      parents.set(accountId, found);
+      parentId = found;
+    }
+    return { accountId, parentId };
+  }
+
+  /** The own rows of the account and its parent, read in one statement, and the limits they resolve to. */
+  async function effective(accountId: number) {
+    const account = await existing(accountId);
+    const { parentId } = account;
     const own = await limitsRepo.own(db, parentId === null ? [accountId] : [accountId, parentId]);
-    const limits = resolveLimitsOf(account, own);
+    const limits = resolveLimits(
+      account,
+      own.get(accountId),
+      parentId === null ? undefined : own.get(parentId),
+      instance,
+    );
+    return { limits, own: own.get(accountId) };
+  }
+
+  async function read(accountId: number): Promise<Remembered> {
+    const { limits } = await effective(accountId);
     const countries = limits.countries.value;
     return {
       limits,
@@ -89,53 +116,31 @@ export function createLimitsService(deps: {
     };
   }
 
-  const resolveLimitsOf = (
-    account: { accountId: number; parentId: number | null },
-    own: Map<number, OwnLimits>,
-  ) =>
-    resolveLimits(
-      account,
-      own.get(account.accountId),
-      account.parentId === null ? undefined : own.get(account.parentId),
-      instance,
-    );
-
   /** The account's limits, from memory when read lately; one read at a time per account. */
-  function remembered(account: { accountId: number; parentId: number | null }): Promise<Remembered> {
+  function remembered(accountId: number): Promise<Remembered> {
     const now = clock.now();
-    const known = memory.get(account.accountId);
+    const known = memory.get(accountId);
     if (known && now - known.readAt < limitsMemoryMs && now >= known.readAt) return known.remembered;
     if (memory.size >= maxInMemory) memory.clear();
-    const loading = read(account);
-    memory.set(account.accountId, { remembered: loading, readAt: now });
+    const loading = read(accountId);
+    memory.set(accountId, { remembered: loading, readAt: now });
     // A failed read is not remembered: the next request asks again.
     loading.catch(() => {
-      if (memory.get(account.accountId)?.remembered === loading) memory.delete(account.accountId);
+      if (memory.get(accountId)?.remembered === loading) memory.delete(accountId);
     });
     return loading;
   }
 
-  async function existing(accountId: number): Promise<{ accountId: number; parentId: number | null }> {
-    const parentId = await accounts.parentOf(accountId);
-    if (parentId === undefined) throw ApiError.notFound(`account ${accountId} does not exist`);
-    return { accountId, parentId };
-  }
-
   /** The operator's view: the account's own values and its effective limits, each with whose it is. */
   async function shown(accountId: number) {
-    const account = await existing(accountId);
-    const own = await limitsRepo.own(
-      db,
-      account.parentId === null ? [accountId] : [accountId, account.parentId],
-    );
-    const mine = own.get(accountId);
+    const { limits, own } = await effective(accountId);
     return {
       account_id: idOut(accountId),
-      parent_id: account.parentId === null ? null : idOut(account.parentId),
-      own: mine
-        ? { ...mine, countries: mine.countries === null ? null : countriesView(countryList(mine.countries)) }
+      parent_id: limits.parentId === null ? null : idOut(limits.parentId),
+      own: own
+        ? { ...own, countries: own.countries === null ? null : countriesView(countryList(own.countries)) }
         : emptyLimits(),
-      limits: limitsView(resolveLimitsOf(account, own)),
+      limits: limitsView(limits),
     };
   }
 
@@ -177,8 +182,8 @@ export function createLimitsService(deps: {
     requireOperator: (auth: AuthContext) => deps.operators.requireOperator(auth),
 
     /** What a send of this account is held to (from memory on most sends: no statement). */
-    async forSend(account: { accountId: number; parentId: number | null }): Promise<SendLimits> {
-      return (await remembered(account)).send;
+    async forSend(account: { accountId: number }): Promise<SendLimits> {
+      return (await remembered(account.accountId)).send;
     },
 
     /**
@@ -186,7 +191,7 @@ export function createLimitsService(deps: {
      * limit), or undefined when it has none and RATE_LIMIT_TOKEN_RPS applies per token.
      */
     async requestsPerSecond(auth: AuthContext): Promise<number | undefined> {
-      const { requests_per_second: rps } = (await remembered(auth)).limits;
+      const { requests_per_second: rps } = (await remembered(auth.accountId)).limits;
       return rps.from === 'instance' ? undefined : rps.value;
     },
 
@@ -226,7 +231,7 @@ export function createLimitsService(deps: {
 
     /** GET /account/limits: the caller's effective limits, each with whose it is. */
     async accountLimits(auth: AuthContext) {
-      return limitsView((await remembered(auth)).limits);
+      return limitsView((await remembered(auth.accountId)).limits);
     },
   };
 }

@@ -161,6 +161,28 @@ describeEachDialect('parts per second', (h) => {
     ]);
   });
 
+  it('a campaign held for moderation books none of the pace: the sends after it are due at once', async () => {
+    h().clock.set(t0);
+    const a = await h().account();
+    await setLimits(a, { parts_per_second: 10 });
+    await h().deps.services.moderation.addRule('cli', {
+      account_id: String(a.id),
+      kind: 'word',
+      value: 'holdpaced',
+      action: 'hold',
+    });
+    const held = await send(h().app, a, numbers(5), { text: 'Hello holdpaced' });
+    expect(held.body).toMatchObject({ status: 1, moderation: 'pending' });
+    expect((await send(h().app, a, numbers(2, 10))).body.status).toBe(1);
+    const messages = await messagesOf(a);
+    const heldCampaign = Number(held.body.ticket);
+    // The held campaign's messages are spread from its due time; the next send starts at now, not after them.
+    expect(messages.filter((m) => m.campaign === heldCampaign).map((m) => m.dueAt)).toEqual([
+      0, 100, 200, 300, 400,
+    ]);
+    expect(messages.filter((m) => m.campaign !== heldCampaign).map((m) => m.dueAt)).toEqual([0, 100]);
+  });
+
   it('without a pace (the default) every message of a send is due at once, and no pacing row is written', async () => {
     h().clock.set(t0);
     const a = await h().account();

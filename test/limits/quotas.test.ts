@@ -120,6 +120,23 @@ describeEachDialect(
       expect(await monthCount(h(), own)).toEqual([]);
     });
 
+    it("a sub-account's send whose caller does not name its parent (an SMPP user's) is held to its parent's limits too", async () => {
+      h().clock.set(mondayMorning);
+      const parent = await h().account();
+      const sub = await h().account({ parentId: parent.id });
+      await setLimits(h(), parent, { daily_messages: 2 });
+      const { sending } = h().deps.services;
+      const asSmppUser = { accountId: sub.id, tokenId: 0, parentId: null };
+      const message = { text: 'Hello' };
+      const recipients = numbers(3).map((value) => ({ value }));
+      await expect(sending.send(asSmppUser, message, recipients, { simulate: false })).rejects.toMatchObject({
+        status: -7,
+        details: expect.stringContaining(
+          `the daily message limit of account ${parent.id}, parent of account ${sub.id}`,
+        ),
+      });
+    });
+
     it('a simulation answers -7 for a monthly limit the real send would pass, and counts nothing', async () => {
       h().clock.set(mondayMorning);
       const a = await h().account();
