@@ -1,8 +1,9 @@
 // The API's request limits, counted with @fastify/rate-limit in this process's memory: requests per second per
 // token (RATE_LIMIT_TOKEN_RPS, off by default) or, for an account with its own limit (`pigeon account limits
-// --rps`, its or its parent's), per account with all its tokens together, requests per second per client IP for what carries no valid
-// credentials (RATE_LIMIT_IP_RPS), and a brake on failed sign-ins per client IP (RATE_LIMIT_AUTH_FAILURES
-// within RATE_LIMIT_AUTH_WINDOW), so guessing tokens or passwords from one address is slow. The brake holds
+// --rps`, its or its parent's), per account with all its tokens together; requests per second per client IP
+// for what carries no valid credentials (RATE_LIMIT_IP_RPS), and a brake on failed sign-ins per client IP
+// (RATE_LIMIT_AUTH_FAILURES within RATE_LIMIT_AUTH_WINDOW), so guessing tokens or passwords from one address is
+// slow. The brake holds
 // the failures, not the address's good requests: a secret token (an API token, a console session) from a
 // braked address is still checked, and served when valid, so one client with a stale token behind a shared
 // NAT or proxy does not lock its neighbours out; a password is not checked until the brake ends. Each answers

@@ -1,8 +1,9 @@
 // Per-account message quotas: an account's own daily and monthly limits (else its parent's, else the instance's
 // DAILY_MESSAGE_LIMIT and MONTHLY_MESSAGE_LIMIT), exact under concurrent sends, refused with -7 naming the
 // limit, given back by a cancel.
-import { expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { call, describeEachDialect, type Harness, type TestAccount } from '../helpers/harness.ts';
+import { type SecondInstance, secondInstance } from '../helpers/second-instance.ts';
 
 const fr = (n: number) => `336${String(12345600 + n).padStart(8, '0')}`;
 const numbers = (count: number, from = 0) => Array.from({ length: count }, (_, i) => fr(from + i));
@@ -45,6 +46,11 @@ const setLimits = (h: Harness, a: TestAccount | number, limits: Record<string, u
 describeEachDialect(
   'per-account quotas',
   (h) => {
+    const others: SecondInstance[] = [];
+    afterAll(async () => {
+      for (const other of others) await other.close();
+    });
+
     it("an account's own daily limit is exact under 64 concurrent one-message sends, and its refusal names it", async () => {
       h().clock.set(mondayMorning);
       const a = await h().account();
@@ -75,6 +81,24 @@ describeEachDialect(
         `MONTHLY_MESSAGE_LIMIT: account ${a.id} may have 30 messages accepted per month; 30 were accepted this month (2026-01, Europe/Paris) and this send has 1, 1 too many`,
       );
       expect(await monthCount(h(), a)).toEqual([{ month: '2026-01', messages: 30 }]);
+    });
+
+    it('two Pigeon instances on one database share the monthly count exactly', async () => {
+      h().clock.set(mondayMorning);
+      const other = await secondInstance(h());
+      others.push(other);
+      const a = await h().account();
+      await setLimits(h(), a, { monthly_messages: 7 });
+      const answers = await Promise.all(
+        numbers(24).map((n, i) =>
+          call(i % 2 === 0 ? h().app : other.app, 'POST', '/send', {
+            token: a.token,
+            json: { sms: { message: { text: 'Hello' }, recipients: { gsm: [{ value: n }] } } },
+          }),
+        ),
+      );
+      expect(accepted(answers)).toBe(7);
+      expect(await monthCount(h(), a)).toEqual([{ month: '2026-01', messages: 7 }]);
     });
 
     it('the monthly count runs across days and starts again with the month in TIMEZONE, not in UTC', async () => {
