@@ -82,6 +82,7 @@ async function benchDatabase(kind: string): Promise<void> {
         delivery: s.delivery,
         idempotency: s.idempotency,
         prices: s.prices,
+        limits: s.limits,
         audit,
       });
     const variants = { audited: sendingWith(s.audit), unaudited: sendingWith(silent) };

@@ -193,6 +193,16 @@ export const ConfigSchema = Type.Object({
    */
   DAILY_MESSAGE_LIMIT: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0 }),
   /**
+   * The same per month of TIMEZONE: the default of every account without a monthly quota of its own or its
+   * parent's (`pigeon account limits`). 0 for no limit.
+   */
+  MONTHLY_MESSAGE_LIMIT: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0 }),
+  /**
+   * SMS parts per second each account's delivery is paced to (its messages queued at spread due times, never
+   * refused), unless the account or its parent has its own (`pigeon account limits`). 0 for no pacing.
+   */
+  PARTS_PER_SECOND_LIMIT: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 }),
+  /**
    * `required`: an account sends only from sender IDs the operator approved for it or its parent (`POST
    * /sender`, `pigeon sender approve`); a send naming any other sender is -7. `off` (default): any valid sender.
    */

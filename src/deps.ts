@@ -37,6 +37,7 @@ import { createUserServices } from './deps-users.ts';
 import { createIdempotencyService, type IdempotencyService } from './idempotency/idempotency.service.ts';
 import { createEraseService, type EraseService } from './lifecycle/erase.service.ts';
 import type { PruneTask } from './lifecycle/prune-job.ts';
+import { createLimitsService, type LimitsService } from './limits/limits.service.ts';
 import { type ClickFold, createClickFold } from './links/click-fold.ts';
 import { createLinksService, type LinksService } from './links/links.service.ts';
 import { createLookupService, type LookupService } from './lookup/lookup.service.ts';
@@ -80,6 +81,8 @@ export interface Services {
   credits: CreditsService;
   /** Prices per destination: the operator's price lists, a send's price table, an account's own read. */
   prices: PricesService;
+  /** Per-account limits: quotas, rates, pace and countries of each account over the instance's defaults. */
+  limits: LimitsService;
   webhooks: WebhooksService;
   links: LinksService;
   /** Counts stored clicks into their links and CLICKER events; its timer runs beside the link server. */
@@ -280,6 +283,11 @@ export async function createDeps(
     audit,
   });
   const prices = createPricesService({ db, clock, accounts });
+  const limits = createLimitsService({
+    ...{ db, clock, instance: config, accounts, audit },
+    // Operator accounts are the moderation service's, created below (called only later).
+    operators: { requireOperator: (auth) => moderation.requireOperator(auth) },
+  });
   // A purchase's credits and its invoice commit together: the invoice is issued inside addCredits.
   const invoices = createInvoicesService({
     db,
@@ -408,6 +416,7 @@ export async function createDeps(
     },
     idempotency,
     prices,
+    limits,
     audit,
     // Without CONNECTORS_FILE the one route takes every message: nothing to ask.
     routable: config.CONNECTORS_FILE
@@ -562,6 +571,7 @@ export async function createDeps(
       tokens,
       credits,
       prices,
+      limits,
       webhooks,
       links,
       clickFold,

@@ -1,6 +1,7 @@
 // The `pigeon` command: serve, migrate, and the operator's commands, all on the server's DATABASE_URL.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { usage } from './cli-usage.ts';
 import { type Config, ConfigError, durationMs, loadConfig } from './config.ts';
 import { checkConfiguration } from './config-check.ts';
 import { connectorStatusJson, connectorStatusTable } from './delivery/connector-status.ts';
@@ -12,76 +13,6 @@ import { idIn } from './shared/ids.ts';
 import { BackupRefused, backupSqlite } from './store/backup.ts';
 import { MoveRefused, moveToPostgres } from './store/move.ts';
 import { type ReadyMessage, supervise, supervisedVariable } from './supervisor.ts';
-
-const usage = `usage: pigeon <command>
-
-  serve                                   start the server (API, short links, workers per ROLE)
-  migrate                                 apply pending database migrations
-  config check                            check the environment and the connectors file without starting
-                                          anything: one JSON line per check; exit 1 listing every error
-  account create --email E --password P [--credits N] [--parent ID] [--unlimited]
-  account list                            one JSON line per account
-  account show ID                         one account: state, credits, who locked it, sub-accounts
-  account lock ID                         its tokens, credentials and console answer -1, its queued
-                                          messages wait; only 'account unlock' lifts it
-  account unlock ID                       lifts the operator's lock (or a parent's); held messages go
-  account postpaid ID --limit N | --off   postpaid: sends and lookups may take the balance down to -N;
-                                          --off: prepaid again (the balance never below zero)
-  credits add ACCOUNT_ID N [--price AMOUNT [--currency CODE]]
-                                          with --price, a purchase: the credits and their invoice
-  prices set [--account ID] FILE.csv      the price list of an account (its sub-accounts inherit it) or,
-                                          without --account, the instance's default: one line
-                                          country_or_prefix,credits each (FR,2 or 3367,3 or *,1), whole
-                                          credits per SMS part; it replaces the list it names
-  prices show [--account ID]              the account's own list and the prices it pays (or the instance's)
-  prices clear [--account ID]             the account inherits again (its parent's, the instance's list)
-  token create ACCOUNT_ID --name NAME
-  token list --account ID                 one JSON line per token of the account (never its secret)
-  token revoke TOKEN_ID                   deletes the token: it stops working within a second
-  user add ACCOUNT_ID EMAIL --role ROLE   a user of the account (owner, admin, sender, developer or viewer),
-                                          invited: prints its one-time link to set a password (72 h), and
-                                          e-mails it too when SMTP_URL is set
-  user list --account ID                  one JSON line per user of the account
-  user remove USER_ID                     its console sessions lose every right at once; the account's
-                                          last owner stays
-  user reset-password USER_ID [--clear-2fa]
-                                          prints a new one-time link to set the user's password (its
-                                          sessions end when the link is used); --clear-2fa also turns
-                                          its two-factor off (a lost phone)
-  smpp-user create --account ID --system-id NAME --password PASS [--tps N] [--max-binds N] [--allow-ip A,B]
-                                          SMPP credentials of an account, for the SMPP server
-                                          (SMPP_SERVER_PORT); the password is at most 8 characters
-  smpp-user list [--account ID]           one JSON line per SMPP user
-  smpp-user delete SYSTEM_ID              its binds are refused from then on
-  messages TICKET                         one JSON line per message of a campaign
-  simulate mo --from NUMBER --text TEXT [--to SHORTCODE] [--connector NAME]
-                                          a reply from a handset, as the carrier would deliver it
-                                          (through connector NAME: it goes to the account that last
-                                          wrote to the number through that connector)
-  erase NUMBER [--account ID]             erase a phone number (GDPR) from every account's data, or one
-                                          account's; prints what it removed
-  connectors [--json]                     each connector of the running delivery processes: binds, state,
-                                          window in use, parts per second, last error
-  move --to postgres://…[?schema=NAME]    copy everything of the SQLite DATABASE_URL into an empty PostgreSQL
-                                          database (migrated first), then check it: one JSON line per table,
-                                          one for the ledger, one verdict; exit 1 on any difference. Stop
-                                          the server first.
-  operator grant|revoke ACCOUNT_ID         the account's tokens may (or no longer) call /operator/*
-  operator list                           one JSON line per operator account
-  sender list [--state pending|approved|refused]
-                                          one JSON line per sender ID request, oldest first
-  sender approve|refuse ID [--reason R]   decide a request (SENDER_APPROVAL=required: only approved senders send)
-  rule list [--account ID]                one JSON line per content rule
-  rule add --kind domain|word|pattern --value V --action refuse|hold [--account ID]
-                                          a content rule for every account, or one account and its sub-accounts
-  rule delete ID
-  moderation list                         one JSON line per campaign held for moderation, oldest first
-  moderation approve|refuse TICKET [--reason R]
-                                          approved: its messages go out; refused: cancelled, credits refunded
-  backup FILE                             a consistent copy of the SQLite DATABASE_URL, safe while the
-                                          server runs (PostgreSQL: pg_dump, see docs/operations.md)
-
-Configuration comes from the environment; see .env.example.`;
 
 class UsageError extends Error {}
 
@@ -206,6 +137,12 @@ async function run(argv: string[]): Promise<void> {
       value: { type: 'string' },
       action: { type: 'string' },
       'clear-2fa': { type: 'boolean' },
+      daily: { type: 'string' },
+      monthly: { type: 'string' },
+      rps: { type: 'string' },
+      'parts-per-second': { type: 'string' },
+      countries: { type: 'string' },
+      clear: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -245,9 +182,13 @@ async function run(argv: string[]): Promise<void> {
         const accountId = needId(rest[0], 'ID');
         if (rest.length > 1)
           throw new UsageError(`account ${sub} takes one ID, got also "${rest.slice(1).join(' ')}"`);
-        const answer = await withDeps<object>(config, (deps) => {
-          const { accounts } = deps.services;
-          if (sub === 'show') return accounts.operatorShow(accountId);
+        const answer = await withDeps<object>(config, async (deps) => {
+          const { accounts, limits } = deps.services;
+          if (sub === 'show')
+            return {
+              ...(await accounts.operatorShow(accountId)),
+              limits: (await limits.show('cli', accountId)).limits,
+            };
           return sub === 'lock' ? accounts.operatorLock(accountId) : accounts.operatorUnlock(accountId);
         });
         return print(answer);
@@ -261,9 +202,32 @@ async function run(argv: string[]): Promise<void> {
         const limit = values.off ? null : needInt(values.limit, '--limit');
         return print(await withDeps(config, (deps) => deps.services.credits.setPostpaid(accountId, limit)));
       }
+      if (sub === 'limits') {
+        const accountId = needId(rest[0], 'ID');
+        if (rest.length > 1)
+          throw new UsageError(`account limits takes one ID, got also "${rest.slice(1).join(' ')}"`);
+        const { daily, monthly, rps, countries } = values;
+        const given = {
+          daily_messages: daily,
+          monthly_messages: monthly,
+          requests_per_second: rps,
+          countries,
+        };
+        const input = { ...given, parts_per_second: values['parts-per-second'] };
+        const changing = Object.values(input).some((v) => v !== undefined);
+        if (values.clear && changing)
+          throw new UsageError('account limits takes --clear alone, or the limits to set');
+        return print(
+          await withDeps<object>(config, (deps) => {
+            const { limits } = deps.services;
+            if (values.clear) return limits.clear('cli', accountId);
+            return changing ? limits.set('cli', accountId, input) : limits.show('cli', accountId);
+          }),
+        );
+      }
       if (sub !== 'create')
         throw new UsageError(
-          'unknown account command; try: account create, list, show, lock, unlock or postpaid',
+          'unknown account command; try: account create, list, show, lock, unlock, postpaid or limits',
         );
       if (!values.email || !values.password)
         throw new UsageError('account create needs --email and --password');

@@ -25,6 +25,7 @@ import { registerApiDocs } from './http/openapi.ts';
 import type { App } from './http/types.ts';
 import { eraseRoutes } from './lifecycle/erase.routes.ts';
 import { createPruneJob } from './lifecycle/prune-job.ts';
+import { limitsRoutes } from './limits/limits.routes.ts';
 import { createClickFolder } from './links/click-fold.ts';
 import { closeLinkServer, createLinkServer } from './links/link-server.ts';
 import { lookupRoutes } from './lookup/lookup.routes.ts';
@@ -72,6 +73,7 @@ export function buildApi(
     clock: deps.clock,
     logger: deps.logger,
     authenticate: (credential, clientIp) => services.tokens.authenticate(credential, clientIp),
+    accountRps: (auth) => services.limits.requestsPerSecond(auth),
     documentation: registerApiDocs,
     operations: ops ? (app) => ops.register(app) : undefined,
     sessions: {
@@ -84,6 +86,7 @@ export function buildApi(
       (api) => tokensRoutes(api, services.tokens),
       (api) => creditsRoutes(api, services.credits),
       (api) => pricesRoutes(api, services.prices),
+      (api) => limitsRoutes(api, services.limits),
       (api) => balanceAlertsRoutes(api, services.balanceAlerts),
       (api) => invoicesRoutes(api, services.invoices),
       (api) => webhooksRoutes(api, services.webhooks),

@@ -333,6 +333,8 @@ export function createAccountsService(deps: {
       return {
         ...operatorView(row),
         spendable_credits: await deps.credits.spendable(row),
+        postpaid: row.credit_limit === null ? '0' : '1',
+        credit_limit: row.credit_limit === null ? null : Number(row.credit_limit),
         first_name: profile?.first_name ?? '',
         last_name: profile?.last_name ?? '',
         phone: profile?.phone ?? '',

@@ -261,9 +261,14 @@ export function createCreditsService(deps: {
       if (limit !== null && (!Number.isSafeInteger(limit) || limit < 0)) {
         throw ApiError.data(`--limit "${limit}" must be a whole number of credits, 0 or more`);
       }
-      if (!(await creditsRepo.setCreditLimit(db, accountId, limit))) {
-        throw ApiError.notFound(`account ${accountId} does not exist`);
-      }
+      // Audited like every change of an account (the CLI's entry), in the change's transaction.
+      await db.transaction().execute(async (tx) => {
+        if (!(await creditsRepo.setCreditLimit(tx, accountId, limit))) {
+          throw ApiError.notFound(`account ${accountId} does not exist`);
+        }
+        const entry = { accountId, action: 'account.postpaid', objectType: 'account', objectId: accountId };
+        await audit.record(tx, entry);
+      });
       const row = (await accountsRepo.find(db, accountId))!;
       return {
         account_id: String(accountId),

@@ -16,14 +16,14 @@ import { zonedTime } from '../shared/zoned-time.ts';
 import type { Db, Executor } from '../store/db.ts';
 import { appendEvents } from '../store/outbox.ts';
 import { campaignsRepo } from './campaigns.repo.ts';
-import { createDailyCap } from './daily-cap.ts';
+import { createMessageCaps } from './message-caps.ts';
 
 export type CampaignsService = ReturnType<typeof createCampaignsService>;
 
 export function createCampaignsService(deps: {
   db: Db;
   clock: Clock;
-  config: Pick<Config, 'TIMEZONE' | 'DAILY_MESSAGE_LIMIT'>;
+  config: Pick<Config, 'TIMEZONE'>;
   credits: Pick<CreditsService, 'refund'>;
   links: Pick<LinksService, 'purgeCampaign'>;
   delivery: Pick<DeliveryService, 'cancelUntaken' | 'releaseCampaign'>;
@@ -43,7 +43,7 @@ export function createCampaignsService(deps: {
   audit: AuditTrail;
 }) {
   const { db, clock, config, credits, delivery, deliveryLifecycle, audit } = deps;
-  const dailyCap = createDailyCap({ limit: config.DAILY_MESSAGE_LIMIT, timezone: config.TIMEZONE });
+  const messageCaps = createMessageCaps({ timezone: config.TIMEZONE });
   const dates = zonedTime(config.TIMEZONE);
 
   /**
@@ -70,7 +70,7 @@ export function createCampaignsService(deps: {
       const accountId = Number(campaign.account_id);
       if (!approved) {
         if (cost > 0) await credits.refund(tx, Number(campaign.billed_account_id), cost, id);
-        await dailyCap.giveBack(tx, accountId, Number(campaign.created_at), Number(campaign.sent));
+        await messageCaps.giveBack(tx, accountId, Number(campaign.created_at), Number(campaign.sent));
       }
       await appendEvents(
         tx,
@@ -185,8 +185,8 @@ export function createCampaignsService(deps: {
         const billed = Number(campaign.billed_account_id);
         // The refund goes to the account that paid (the parent, for an unlimited sub-account).
         const balance = await credits.refund(tx, billed, cost, id);
-        // Its messages were never sent: they no longer count against the day's DAILY_MESSAGE_LIMIT.
-        await dailyCap.giveBack(tx, auth.accountId, Number(campaign.created_at), messages);
+        // Its messages were never sent: they no longer count against the day's and the month's quotas.
+        await messageCaps.giveBack(tx, auth.accountId, Number(campaign.created_at), messages);
         await audit.record(tx, {
           accountId: auth.accountId,
           auth,
@@ -198,9 +198,9 @@ export function createCampaignsService(deps: {
       });
     },
 
-    /** Deletes up to `limit` daily message counts of the days before yesterday; returns how many went. */
+    /** Deletes up to `limit` message counts of the days before yesterday and months before last; returns how many. */
     pruneDailyCounts(now: number, limit?: number): Promise<number> {
-      return dailyCap.prune(db, now, limit);
+      return messageCaps.prune(db, now, limit);
     },
 
     /** Sender and pushtype of each campaign: what the delivery worker needs besides the messages. */

@@ -7,6 +7,7 @@ import type { DeliveryService } from '../delivery/delivery.service.ts';
 import type { NewMessage } from '../delivery/queued-messages.ts';
 import { moderationPayload } from '../events/event-bodies.ts';
 import type { IdempotencyService, RecordAnswer } from '../idempotency/idempotency.service.ts';
+import type { LimitsService, SendLimits } from '../limits/limits.service.ts';
 import type { LinksService, NewLink } from '../links/links.service.ts';
 import type { PriceTable } from '../prices/price-table.ts';
 import type { Actor, AuditEntry, AuditTrail } from '../shared/audit-trail.ts';
@@ -15,44 +16,21 @@ import type { Clock } from '../shared/clock.ts';
 import { ApiError } from '../shared/errors.ts';
 import { idIn, idOut } from '../shared/ids.ts';
 import { zonedTime } from '../shared/zoned-time.ts';
-import { parseCountries } from '../sms/numbers.ts';
 import { countSegments } from '../sms/segments.ts';
 import type { Db, DialectName, Executor } from '../store/db.ts';
 import { appendEvents } from '../store/outbox.ts';
 import { campaignsRepo, filterChunk, filtersRepo, type NewCampaign } from './campaigns.repo.ts';
 import type { CampaignResultView } from './campaigns.schemas.ts';
-import { createDailyCap } from './daily-cap.ts';
 import { createListedLookups, type ListedLookup } from './listed-lookups.ts';
 import { listsRepo } from './lists.repo.ts';
+import { createMessageCaps, type Quotas } from './message-caps.ts';
 import { type ContactFields, compileTemplate, render } from './message-text.ts';
 import { type Candidate, type FilterCounts, filterRecipients } from './recipient-filter.ts';
+import { checkGsmsmsids, type ListRef, type RecipientInput, refuseGsmsmsid } from './recipient-ids.ts';
 import { createBacklogGate } from './send-backlog.ts';
 import { createSendBatcher } from './send-batcher.ts';
+import { pacedOffsets } from './send-pacing.ts';
 import { createSendPlanner, type MessageInput, type Plan } from './send-plan.ts';
-
-export interface RecipientInput {
-  value: string;
-  gsmsmsid?: string;
-}
-
-/** One list of POST /send/lists: its id in `value`. */
-export interface ListRef {
-  value: string;
-  /** Not taken here: refused rather than silently dropped (see refuseGsmsmsid). */
-  gsmsmsid?: unknown;
-}
-
-/**
- * `gsmsmsid` names one recipient's message on POST /send (and GET /send). A list campaign's recipients are
- * its lists' contacts, so an id given beside a list could name none of them: it is refused, not dropped.
- */
-function refuseGsmsmsid(listRefs: readonly ListRef[]): void {
-  const given = listRefs.find((ref) => ref.gsmsmsid !== undefined);
-  if (given === undefined) return;
-  throw ApiError.data(
-    `gsmsmsid is not taken on /send/lists (list ${given.value}): it applies to POST /send, one per number; a list campaign's messages are identified by their contacts`,
-  );
-}
 
 /** What a send answers (its route's schema): the ticket (none for a simulation), cost, balance and counts. */
 export type CampaignResult = CampaignResultView;
@@ -77,6 +55,7 @@ interface Recipient {
 interface SmallSend {
   campaign: NewCampaign;
   now: number;
+  quotas: Quotas;
   cost: number;
   counts: FilterCounts;
   listIds: readonly number[];
@@ -101,7 +80,6 @@ const sendEntry = (accountId: number, ticket: string | null, actor: Actor): Audi
 /** Sends of at most this many kept recipients may be written together; larger ones are alone anyway. */
 const smallSendRecipients = 100;
 
-const maxGsmsmsidLength = 100;
 /** Rows handed to one repository call: bounds the row arrays alive at once on 100k sends. */
 const writeChunk = 10_000;
 const contactPage = 5000;
@@ -114,14 +92,7 @@ export function createSendingService(deps: {
   clock: Clock;
   config: Pick<
     Config,
-    | 'MAX_RECIPIENTS'
-    | 'TIMEZONE'
-    | 'STOP_MENTION'
-    | 'ALLOWED_COUNTRIES'
-    | 'MARKETING_WINDOW'
-    | 'MAX_QUEUED_MESSAGES'
-    | 'MAX_PARTS'
-    | 'DAILY_MESSAGE_LIMIT'
+    'MAX_RECIPIENTS' | 'TIMEZONE' | 'STOP_MENTION' | 'MARKETING_WINDOW' | 'MAX_QUEUED_MESSAGES' | 'MAX_PARTS'
   >;
   credits: Pick<CreditsService, 'debit' | 'payable' | 'billedAccounts' | 'debitMany'>;
   links: Pick<LinksService, 'allocate' | 'store'>;
@@ -133,6 +104,11 @@ export function createSendingService(deps: {
   idempotency: Pick<IdempotencyService, 'once'>;
   /** The price table of the sending account (prices' `tableFor`, from memory on most sends). */
   prices: { tableFor(accountId: number): Promise<PriceTable> };
+  /**
+   * The sending account's limits (the limits room's `forSend`, from memory on most sends): its daily and monthly
+   * quotas, its countries, the pace of its parts; and `pace`, which books a paced send's parts in its transaction.
+   */
+  limits: Pick<LimitsService, 'forSend' | 'pace'>;
   /** The audit log: a send's `campaign.send` entry, in the send's transaction (with the group's, together). */
   audit: AuditTrail;
   /**
@@ -161,7 +137,6 @@ export function createSendingService(deps: {
   const { db, clock, config, credits, links, delivery, audit } = deps;
 
   const queued = deps.queued ?? (() => {});
-  const allowedCountries = parseCountries(config.ALLOWED_COUNTRIES);
   /**
    * On PostgreSQL every statement is a round trip to another process, and a group of small sends written one
    * by one pays one per statement per send: there, a group's small sends are written together, each table's
@@ -175,8 +150,9 @@ export function createSendingService(deps: {
             accountId: s.campaign.account_id,
             now: s.now,
             count: s.recipients,
+            quotas: s.quotas,
           }));
-          if (!(await dailyCap.takeMany(tx, cappable))) return undefined;
+          if (!(await messageCaps.takeMany(tx, cappable))) return undefined;
           const billed = await credits.billedAccounts(
             tx,
             sends.map((s) => s.campaign.account_id),
@@ -232,7 +208,7 @@ export function createSendingService(deps: {
     writeTogether,
     written: (tx, entries) => audit.recordMany(tx, entries),
   });
-  const dailyCap = createDailyCap({ limit: config.DAILY_MESSAGE_LIMIT, timezone: config.TIMEZONE });
+  const messageCaps = createMessageCaps({ timezone: config.TIMEZONE });
 
   const refuseWhenBacklogged = createBacklogGate(config, delivery);
   const listed: ListedLookup =
@@ -249,14 +225,15 @@ export function createSendingService(deps: {
     return decision.hold ? decision.note : undefined;
   }
 
-  /** Sorts a send's recipients into kept and filtered, against the account's blacklist and NPAI list. */
+  /** Sorts a send's recipients into kept and filtered: its countries, routes, blacklist and NPAI list. */
   const filterFor = <T>(
     accountId: number,
     candidates: Iterable<Candidate<T>>,
     p: Pick<Plan, 'sender' | 'pushtype'>,
+    limits: SendLimits,
   ) =>
     filterRecipients(candidates, {
-      allowedCountries,
+      allowedCountries: limits.countries,
       routable: deps.routable
         ? (destination, country) =>
             deps.routable!({ destination, country, sender: p.sender, pushtype: p.pushtype, accountId })
@@ -277,6 +254,7 @@ export function createSendingService(deps: {
     counts: FilterCounts,
     simulate: boolean,
     now: number,
+    limits: SendLimits,
     listIds: readonly number[] = [],
     record?: RecordAnswer<CampaignResult>,
     /** What held the campaign for moderation: stored `moderation`, its messages `held`. */
@@ -320,7 +298,7 @@ export function createSendingService(deps: {
     }
 
     if (simulate) {
-      await dailyCap.check(db, auth.accountId, now, kept.length);
+      await messageCaps.check(db, auth.accountId, now, kept.length, limits.quotas);
       const balance = await credits.payable(auth.accountId, cost);
       return { cost, credits: balance - cost, ...counts, ...moderation };
     }
@@ -329,6 +307,10 @@ export function createSendingService(deps: {
     // Who sent it, taken here in its request: the group is written outside any one request's context.
     const actor: Actor = audit.actor(auth);
     let alerted = false;
+    // A paced account's messages are due one after the other, each when the parts before it have had their slots
+    // (send-pacing.ts), from `pacedFrom`: booked in the send's transaction, or the scheduled campaign's due time.
+    const paced = limits.partsPerSecond > 0 ? pacedOffsets(parts, limits.partsPerSecond) : undefined;
+    let pacedFrom = p.dueAt;
     /** The messages of recipients `start` to `end` (excluded), as delivery queues them. */
     const messagesOf = (start: number, end: number): NewMessage[] => {
       const messages: NewMessage[] = [];
@@ -343,6 +325,7 @@ export function createSendingService(deps: {
           parts: parts[seq],
           encoding: ucs2[seq] ? 'ucs2' : 'gsm7',
           credits: charged[seq],
+          dueAt: paced ? pacedFrom + paced.offsets[seq] : undefined,
         });
       }
       return messages;
@@ -381,11 +364,13 @@ export function createSendingService(deps: {
       system: 0,
     };
     // A small send without an Idempotency-Key may be written together with the others of its group.
+    // A paced send books its slots alone.
     const together: SmallSend | undefined =
-      writeTogether && !record && heldBy === undefined && kept.length <= smallSendRecipients
+      writeTogether && !record && heldBy === undefined && !paced && kept.length <= smallSendRecipients
         ? {
             campaign: campaignRow,
             now,
+            quotas: limits.quotas,
             cost,
             counts,
             listIds,
@@ -400,8 +385,12 @@ export function createSendingService(deps: {
         : undefined;
     const sent = await batcher.submit(
       async (tx) => {
-        // First: a send past the day's cap is refused before anything else is written.
-        await dailyCap.take(tx, accountId, now, kept.length);
+        // First: a send past the day's or month's quota is refused before anything else is written.
+        await messageCaps.take(tx, accountId, now, kept.length, limits.quotas);
+        // A campaign due later (or held for moderation) is paced from its due time, and books nothing of the
+        // account's pace (its bookings would make the sends of today wait for it).
+        if (paced && p.dueAt <= now && heldBy === undefined)
+          pacedFrom = await deps.limits.pace(tx, accountId, limits.partsPerSecond, paced.parts, now);
         const campaignId = await campaignsRepo.insert(tx, campaignRow);
         const debited = await credits.debit(tx, accountId, cost, campaignId);
         alerted = debited.alerted;
@@ -467,13 +456,7 @@ export function createSendingService(deps: {
       const p = plan(message, now);
       checkRecipientCount(recipients.length, 'sms.recipients.gsm');
       if (!options.simulate) await refuseWhenBacklogged(now);
-      for (const r of recipients) {
-        if (r.gsmsmsid !== undefined && r.gsmsmsid.length > maxGsmsmsidLength) {
-          throw ApiError.data(
-            `sms.recipients.gsm: gsmsmsid "${r.gsmsmsid.slice(0, 20)}…" is longer than ${maxGsmsmsidLength} characters`,
-          );
-        }
-      }
+      checkGsmsmsids(recipients);
       const candidates = function* (): Generator<Candidate<Recipient>> {
         for (const r of recipients) {
           const gsmsmsid = r.gsmsmsid === undefined || r.gsmsmsid === '' ? null : r.gsmsmsid;
@@ -481,8 +464,9 @@ export function createSendingService(deps: {
         }
       };
       const heldBy = await screened(auth, p);
-      const { kept, counts } = await filterFor(auth.accountId, candidates(), p);
-      return execute(auth, p, kept, counts, options.simulate, now, [], options.record, heldBy);
+      const limits = await deps.limits.forSend(auth);
+      const { kept, counts } = await filterFor(auth.accountId, candidates(), p, limits);
+      return execute(auth, p, kept, counts, options.simulate, now, limits, [], options.record, heldBy);
     },
 
     /** POST /send/lists and its simulation: the recipients are the contacts of the account's lists. */
@@ -537,8 +521,9 @@ export function createSendingService(deps: {
         if (contacts.length > config.MAX_RECIPIENTS) break;
       }
       checkRecipientCount(contacts.length, 'the lists');
-      const { kept, counts } = await filterFor(auth.accountId, contacts, p);
-      return execute(auth, p, kept, counts, options.simulate, now, ids, options.record, heldBy);
+      const limits = await deps.limits.forSend(auth);
+      const { kept, counts } = await filterFor(auth.accountId, contacts, p, limits);
+      return execute(auth, p, kept, counts, options.simulate, now, limits, ids, options.record, heldBy);
     },
 
     /**

@@ -13,6 +13,8 @@ export interface NewMessage {
   encoding: Encoding;
   /** What the message is charged: its parts × its destination's price (0 for a free message). */
   credits: number;
+  /** When it is due, if not at its campaign's due time: a paced account's messages are spread (limits). */
+  dueAt?: number;
 }
 
 /** The campaign a send's messages belong to, as `enqueue` stores them. */
@@ -46,7 +48,7 @@ export function messageRows(
       m.parts,
       m.encoding,
       state,
-      dueAt,
+      m.dueAt ?? dueAt,
       now,
       m.credits,
     ];

@@ -90,6 +90,8 @@ export interface AppDeps {
    * pattern, as registered. Asked on every API request once its caller is known.
    */
   authorize?: (auth: AuthContext, method: string, url: string) => void;
+  /** The caller's account's own requests per second, or undefined: RATE_LIMIT_TOKEN_RPS per token (rate-limits.ts). */
+  accountRps?: (auth: AuthContext) => Promise<number | undefined>;
   routes: readonly RoutePlugin[];
   /** Routes outside authentication beside the API's (an invitation's acceptance): each one signs in itself. */
   publicRoutes?: readonly RoutePlugin[];
@@ -137,7 +139,11 @@ export function buildApp(deps: AppDeps): App {
   app.decorateRequest('bodyFormat', undefined);
   app.decorateRequest('auth', undefined);
   registerRequestLog(app, { accessLog: deps.config.ACCESS_LOG === 'on' });
-  const limits = registerRateLimits(app, rateLimitOptions(deps.config), deps.clock ?? systemClock);
+  const limits = registerRateLimits(
+    app,
+    { ...rateLimitOptions(deps.config), accountRps: deps.accountRps },
+    deps.clock ?? systemClock,
+  );
   app.decorate('rateLimits', limits);
   const apiRoutes: { method: string; url: string }[] = [];
   app.decorate('apiRoutes', apiRoutes);

@@ -1,7 +1,9 @@
 // The API's request limits, counted with @fastify/rate-limit in this process's memory: requests per second per
-// token (RATE_LIMIT_TOKEN_RPS, off by default), requests per second per client IP for what carries no valid
-// credentials (RATE_LIMIT_IP_RPS), and a brake on failed sign-ins per client IP (RATE_LIMIT_AUTH_FAILURES
-// within RATE_LIMIT_AUTH_WINDOW), so guessing tokens or passwords from one address is slow. The brake holds
+// token (RATE_LIMIT_TOKEN_RPS, off by default) or, for an account with its own limit (`pigeon account limits
+// --rps`, its or its parent's), per account with all its tokens together; requests per second per client IP
+// for what carries no valid credentials (RATE_LIMIT_IP_RPS), and a brake on failed sign-ins per client IP
+// (RATE_LIMIT_AUTH_FAILURES within RATE_LIMIT_AUTH_WINDOW), so guessing tokens or passwords from one address is
+// slow. The brake holds
 // the failures, not the address's good requests: a secret token (an API token, a console session) from a
 // braked address is still checked, and served when valid, so one client with a stale token behind a shared
 // NAT or proxy does not lock its neighbours out; a password is not checked until the brake ends. Each answers
@@ -32,6 +34,11 @@ export interface RateLimitOptions {
   authWindowMs: number;
   /** Keys (tokens, addresses) each limit remembers; beyond, the oldest window is forgotten. */
   maxKeys: number;
+  /**
+   * The caller's account's own requests per second (all its tokens together; 0 for no limit), or undefined when
+   * it has none and `tokenRps` applies per token (wired to the limits room, from memory on most requests).
+   */
+  accountRps?: (auth: AuthContext) => Promise<number | undefined>;
 }
 
 export const rateLimitOptions = (
@@ -133,7 +140,9 @@ export function registerRateLimits(app: App, options: RateLimitOptions, clock: C
   app.register(rateLimit, { global: false, store: clockedStore(clock, options.maxKeys) });
 
   // Made on first use: the plugin adds createRateLimit to the app when it loads, after this function returns.
-  let made: { ip?: Limiter; token?: Limiter; brake?: Limiter } | undefined;
+  let made: { ip?: Limiter; token?: Limiter; account?: Limiter; brake?: Limiter } | undefined;
+  // The limit of each request's account, for the account limiter's `max`.
+  const accountMax = new WeakMap<FastifyRequest, number>();
   const limiters = () => {
     made ??= {
       ip:
@@ -152,6 +161,13 @@ export function registerRateLimits(app: App, options: RateLimitOptions, clock: C
               },
             })
           : undefined,
+      account: options.accountRps
+        ? app.createRateLimit({
+            max: (request) => accountMax.get(request) ?? 0,
+            timeWindow: 1000,
+            keyGenerator: (request) => `limits ${request.auth!.accountId}`,
+          })
+        : undefined,
       brake:
         options.authFailures > 0
           ? app.createRateLimit({
@@ -194,6 +210,19 @@ export function registerRateLimits(app: App, options: RateLimitOptions, clock: C
     );
   }
 
+  /** Counts a request toward its account's own limit (`rps` per second, all its tokens together). */
+  async function countAccount(request: FastifyRequest, auth: AuthContext, rps: number): Promise<void> {
+    accountMax.set(request, rps);
+    const limit = await limiters().account!(request);
+    if (!limit.isAllowed && limit.isExceeded) {
+      throw ApiError.tooManyRequests(
+        Status.unknown,
+        `more than ${rps} requests per second for account ${auth.accountId}, all its API tokens together (its requests_per_second limit: pigeon account limits); retry in ${limit.ttlInSeconds} s`,
+        limit.ttlInSeconds,
+      );
+    }
+  }
+
   const isRefusal = (error: unknown) =>
     error instanceof ApiError && error.status === Status.auth && error.httpCode === 200;
 
@@ -233,7 +262,10 @@ export function registerRateLimits(app: App, options: RateLimitOptions, clock: C
         throw error;
       }
       request.auth = auth;
-      if (token) {
+      const accountRps = await options.accountRps?.(auth);
+      if (accountRps !== undefined) {
+        if (accountRps > 0) await countAccount(request, auth, accountRps);
+      } else if (token) {
         const limit = await token(request);
         if (!limit.isAllowed && limit.isExceeded) {
           throw ApiError.tooManyRequests(

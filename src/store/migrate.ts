@@ -36,6 +36,7 @@ import * as auditLog from './migrations/033-audit-log.ts';
 import * as pricesLimits from './migrations/034-prices-limits.ts';
 import * as senderIdsContentRules from './migrations/035-sender-ids-content-rules.ts';
 import * as recovery from './migrations/036-recovery.ts';
+import * as accountLimits from './migrations/037-account-limits.ts';
 
 /** Migrations in order; each is told the dialect so column types can differ where they must. */
 export const migrations = {
@@ -75,6 +76,7 @@ export const migrations = {
   '034-prices-limits': pricesLimits,
   '035-sender-ids-content-rules': senderIdsContentRules,
   '036-recovery': recovery,
+  '037-account-limits': accountLimits,
 };
 
 /** Applies every pending migration. Safe to run from several processes at once (Kysely takes a lock). */

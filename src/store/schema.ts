@@ -625,6 +625,31 @@ export interface OperatorAccountsTable {
   granted_at: number;
 }
 
+/** Messages an account had accepted in a month of TIMEZONE (`yyyy-MM`), for its monthly quota (migration 037). */
+export interface MonthlyMessageCountsTable {
+  account_id: number;
+  month: string;
+  messages: number;
+}
+
+/** The operator's limits of one account (src/limits); null: inherited, 0: none (migration 037). */
+export interface AccountLimitsTable {
+  account_id: number;
+  daily_messages: number | null;
+  monthly_messages: number | null;
+  requests_per_second: number | null;
+  parts_per_second: number | null;
+  /** ISO codes, comma separated (`FR,BE`), or `*` for every country. */
+  countries: string | null;
+  updated_at: number;
+}
+
+/** Where a paced account's last accepted SMS part's slot ends (src/limits, migration 037). */
+export interface AccountPacingTable {
+  account_id: number;
+  paced_until: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   credit_ledger: CreditLedgerTable;
@@ -669,6 +694,9 @@ export interface Database {
   sender_ids: SenderIdsTable;
   content_rules: ContentRulesTable;
   operator_accounts: OperatorAccountsTable;
+  monthly_message_counts: MonthlyMessageCountsTable;
+  account_limits: AccountLimitsTable;
+  account_pacing: AccountPacingTable;
 }
 
 /**
@@ -720,4 +748,7 @@ export const tableNames = Object.keys({
   sender_ids: true,
   content_rules: true,
   operator_accounts: true,
+  monthly_message_counts: true,
+  account_limits: true,
+  account_pacing: true,
 } satisfies Record<keyof Database, true>) as (keyof Database)[];

@@ -96,6 +96,7 @@ export const routePermissions: Readonly<Record<string, Permission>> = {
   'GET /statistics/daily': 'read',
   'GET /metrics/consumption': 'read',
   'GET /account/prices': 'read',
+  'GET /account/limits': 'read',
   'GET /audit': 'read',
   // Sender IDs: asking for one is the senders' business; the operator's area (an operator account's, checked
   // beside the role) reads as any read, and its decisions are the account's settings.
@@ -111,6 +112,9 @@ export const routePermissions: Readonly<Record<string, Permission>> = {
   'GET /operator/campaigns': 'read',
   'PUT /operator/campaign/:id/approve': 'settings',
   'PUT /operator/campaign/:id/refuse': 'settings',
+  'GET /operator/accounts/:id/limits': 'read',
+  'PUT /operator/accounts/:id/limits': 'settings',
+  'DELETE /operator/accounts/:id/limits': 'settings',
   'POST /list': 'lists',
   'GET /lists': 'read',
   'GET /list/:id': 'read',

@@ -64,6 +64,15 @@ describeEachDialect('operator commands', (h) => {
           phone: '',
           sender: '',
           sub_accounts: 1,
+          postpaid: '0',
+          credit_limit: null,
+          limits: {
+            daily_messages: { value: 0, from: 'instance' },
+            monthly_messages: { value: 0, from: 'instance' },
+            requests_per_second: { value: 0, from: 'instance', counted: 'per token' },
+            parts_per_second: { value: 0, from: 'instance' },
+            countries: { value: 'all', from: 'instance' },
+          },
         },
       ]);
       // The unlimited sub-account spends its parent's credits.

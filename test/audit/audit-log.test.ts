@@ -562,6 +562,27 @@ describeEachDialect('audit log', (h) => {
           token: t,
         }),
       },
+      {
+        route: 'PUT /operator/accounts/:id/limits',
+        action: 'account.limits',
+        objectType: 'account',
+        request: async () => ({
+          method: 'PUT',
+          url: `/operator/accounts/${f.parent.id}/limits`,
+          json: { limits: { countries: 'all' } },
+          token: t,
+        }),
+      },
+      {
+        route: 'DELETE /operator/accounts/:id/limits',
+        action: 'account.limits',
+        objectType: 'account',
+        request: async () => ({
+          method: 'DELETE',
+          url: `/operator/accounts/${f.parent.id}/limits`,
+          token: t,
+        }),
+      },
     ];
 
     // Every registered route that changes something has its case (or says why it has none).
@@ -701,6 +722,8 @@ describeEachDialect('audit log', (h) => {
       ['account', 'unlock', String(a.id)],
       ['credits', 'add', String(a.id), '5'],
       ['token', 'create', String(a.id), '--name', 'ops'],
+      ['account', 'postpaid', String(a.id), '--limit', '10'],
+      ['account', 'limits', String(a.id), '--daily', '5'],
     ]) {
       const ran = await pigeonOn(h().databaseUrl, ...args);
       expect(ran.code, ran.stderr).toBe(0);
@@ -713,6 +736,8 @@ describeEachDialect('audit log', (h) => {
       { ...cli, action: 'account.unlock', object_id: String(a.id) },
       { ...cli, action: 'credits.add' },
       { ...cli, action: 'token.create', object_type: 'token' },
+      { ...cli, action: 'account.postpaid', object_type: 'account', object_id: String(a.id) },
+      { ...cli, action: 'account.limits', object_type: 'account', object_id: String(a.id) },
     ]);
   });
 

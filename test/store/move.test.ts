@@ -93,6 +93,12 @@ describe.skipIf(!pgUrl)('pigeon move (SQLite to PostgreSQL)', () => {
     const receiver = await new WebhookReceiver().listen();
     try {
       a = await h.account({ credits: 5000 });
+      // An account with limits of its own, paced: its one send books its parts (account_pacing), due at once.
+      const paced = await h.account({ credits: 10 });
+      await h.deps.services.limits.set('cli', paced.id, { parts_per_second: 10, countries: 'all' });
+      await send(paced.token, {
+        sms: { message: { text: 'Paced' }, recipients: { gsm: [{ value: '33612345999' }] } },
+      });
       const sub = await call(h.app, 'POST', '/account', {
         token: a.token,
         json: {
@@ -331,6 +337,7 @@ describe.skipIf(!pgUrl)('pigeon move (SQLite to PostgreSQL)', () => {
   beforeAll(async () => {
     h = await createHarness('sqlite', {
       DAILY_MESSAGE_LIMIT: '100000',
+      MONTHLY_MESSAGE_LIMIT: '100000',
       WEBHOOK_ALLOW_PRIVATE: 'true',
       HELP_TEXT: 'Reply STOP to stop.',
     });
@@ -358,7 +365,7 @@ describe.skipIf(!pgUrl)('pigeon move (SQLite to PostgreSQL)', () => {
       expect(line.target).toBe(line.source);
     }
     const ledger = moved.find((l) => l.check === 'ledger')!;
-    expect(ledger).toMatchObject({ accounts: 2, ok: true, differences: [] });
+    expect(ledger).toMatchObject({ accounts: 3, ok: true, differences: [] });
     expect(ledger.credits).toBe(ledger.ledger_sum);
     expect(moved.at(-1)).toMatchObject({ moved: true, tables: tables.length, ok: true });
   });
@@ -472,7 +479,9 @@ describe.skipIf(!pgUrl)('pigeon move (SQLite to PostgreSQL)', () => {
       const before = await counts();
       const again = await pigeonOn(h.databaseUrl, 'move', '--to', target.url);
       expect(again.code).toBe(1);
-      expect(again.stderr).toMatch(/already holds Pigeon data \(accounts, .*\): nothing was written/);
+      expect(again.stderr).toMatch(
+        /already holds Pigeon data \(account_limits, account_pacing, accounts, .*\): nothing was written/,
+      );
       expect(again.stdout).toBe('');
       expect(await counts()).toBe(before);
     });
