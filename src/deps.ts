@@ -1,159 +1,60 @@
 // Composition root: opens the store, applies migrations, and wires repositories into services.
 import pino, { type Logger } from 'pino';
-import { type AccountsService, createAccountsService } from './accounts/accounts.service.ts';
+import { createAccountsService } from './accounts/accounts.service.ts';
 import { alertJobTiming } from './accounts/alert-worker.ts';
-import { type BalanceAlertsService, createBalanceAlertsService } from './accounts/balance-alerts.service.ts';
-import { type CreditsService, createCreditsService } from './accounts/credits.service.ts';
-import { createInvoicesService, type InvoicesService } from './accounts/invoices.service.ts';
+import { createBalanceAlertsService } from './accounts/balance-alerts.service.ts';
+import { createCreditsService } from './accounts/credits.service.ts';
+import { createInvoicesService } from './accounts/invoices.service.ts';
 import { hashPassword, ipAllowed, isIpOrCidr, verifyPassword } from './accounts/secrets.ts';
-import { createTokensService, type TokensService } from './accounts/tokens.service.ts';
-import { type AuditService, createAuditService } from './audit/audit.service.ts';
-import { type CampaignsService, createCampaignsService } from './campaigns/campaigns.service.ts';
-import { createListsService, type ListsService } from './campaigns/lists.service.ts';
-import { createSendingService, type SendingService } from './campaigns/sending.service.ts';
+import { createTokensService } from './accounts/tokens.service.ts';
+import { createAuditService } from './audit/audit.service.ts';
+import { createCampaignsService } from './campaigns/campaigns.service.ts';
+import { createListsService } from './campaigns/lists.service.ts';
+import { createSendingService } from './campaigns/sending.service.ts';
 import { type Config, durationMs } from './config.ts';
-import { type ConsoleService, createConsoleService } from './console/console.service.ts';
-import {
-  type ConnectorStatusService,
-  createConnectorStatusService,
-} from './delivery/connector-status.service.ts';
-import {
-  createDeliveryService,
-  type DeliveryService,
-  type NumberLists,
-} from './delivery/delivery.service.ts';
-import {
-  createDeliveryLifecycleService,
-  type DeliveryLifecycleService,
-} from './delivery/delivery-lifecycle.service.ts';
+import { createConsoleService } from './console/console.service.ts';
+import { createConnectorStatusService } from './delivery/connector-status.service.ts';
+import { createDeliveryService, type NumberLists } from './delivery/delivery.service.ts';
+import { createDeliveryLifecycleService } from './delivery/delivery-lifecycle.service.ts';
 import { deliveryLeaseGuardMs } from './delivery/delivery-worker.ts';
 import { smscIdForms } from './delivery/receipt.ts';
-import { createRepliesService, type RepliesService } from './delivery/replies.service.ts';
+import { createRepliesService } from './delivery/replies.service.ts';
 import { parseKeywords } from './delivery/reply-keywords.ts';
-import { loadRoutingTable, type RoutingTable } from './delivery/routing/connectors-file.ts';
+import { loadRoutingTable } from './delivery/routing/connectors-file.ts';
 import { findRoute } from './delivery/routing/routes.ts';
 import { pruneTasksOf } from './deps-prune.ts';
 import { createUserServices } from './deps-users.ts';
-import { createIdempotencyService, type IdempotencyService } from './idempotency/idempotency.service.ts';
-import { createEraseService, type EraseService } from './lifecycle/erase.service.ts';
-import type { PruneTask } from './lifecycle/prune-job.ts';
-import { createLimitsService, type LimitsService } from './limits/limits.service.ts';
-import { type ClickFold, createClickFold } from './links/click-fold.ts';
-import { createLinksService, type LinksService } from './links/links.service.ts';
-import { createLookupService, type LookupService } from './lookup/lookup.service.ts';
+import { createIdempotencyService } from './idempotency/idempotency.service.ts';
+import { createEraseService } from './lifecycle/erase.service.ts';
+
+import { createLimitsService } from './limits/limits.service.ts';
+import { createClickFold } from './links/click-fold.ts';
+import { createLinksService } from './links/links.service.ts';
+import { createLookupService } from './lookup/lookup.service.ts';
 import { numberingPlanProvider } from './lookup/numbering-plan.ts';
-import { createModerationService, type ModerationService } from './moderation/moderation.service.ts';
-import { createOps, type Ops } from './ops/ops.ts';
+import { createModerationService } from './moderation/moderation.service.ts';
+import { createOps } from './ops/ops.ts';
 import { appliedMigrations } from './ops/readiness.ts';
-import { createPricesService, type PricesService } from './prices/prices.service.ts';
-import { type CampaignPagesService, createCampaignPagesService } from './reads/campaign-pages.service.ts';
-import { type CampaignViewsService, createCampaignViewsService } from './reads/campaign-views.service.ts';
-import { type ConsumptionService, createConsumptionService } from './reads/consumption.service.ts';
-import { createHistoryService, type HistoryService } from './reads/history.service.ts';
-import { createStatisticsService, type StatisticsService } from './reads/statistics.service.ts';
-import { createRetentionService, type RetentionService } from './retention/retention.service.ts';
+import { createPricesService } from './prices/prices.service.ts';
+import { createCampaignPagesService } from './reads/campaign-pages.service.ts';
+import { createCampaignViewsService } from './reads/campaign-views.service.ts';
+import { createConsumptionService } from './reads/consumption.service.ts';
+import { createHistoryService } from './reads/history.service.ts';
+import { createStatisticsService } from './reads/statistics.service.ts';
+import { createRetentionService } from './retention/retention.service.ts';
+import type { Deps, Services } from './services.ts';
 import { type Clock, systemClock } from './shared/clock.ts';
 import { createNudges, ipcCarrier, type NudgeCarrier, type Nudges } from './shared/nudges.ts';
-import { createSmppMessagesService, type SmppMessagesService } from './smpp-server/smpp-messages.service.ts';
-import { createSmppUsersService, type SmppUsersService } from './smpp-server/smpp-users.service.ts';
+import { createSmppMessagesService } from './smpp-server/smpp-messages.service.ts';
+import { createSmppUsersService } from './smpp-server/smpp-users.service.ts';
 import { openStore, type Store } from './store/db.ts';
 import { migrate, migrations } from './store/migrate.ts';
 import { postgresNudges } from './store/notify.ts';
 import { mayGrantScope, rightsOfRole } from './users/permissions.ts';
-import type { RecoveryService } from './users/recovery.service.ts';
-import type { UsersService } from './users/users.service.ts';
 import { webhookLeaseGuardMs } from './webhooks/dispatch-policy.ts';
-import { createUrlGuard, type UrlGuard } from './webhooks/url-guard.ts';
-import {
-  createWebhookDeliveriesService,
-  type WebhookDeliveriesService,
-} from './webhooks/webhook-deliveries.service.ts';
-import { createWebhooksService, type WebhooksService } from './webhooks/webhooks.service.ts';
-
-export interface Services {
-  /** The audit log: entries written in the changes' transactions (the AuditTrail port), GET /audit, retention. */
-  audit: AuditService;
-  /** Accounts and sub-accounts: creation, profile reads, lock and unlock. */
-  accounts: AccountsService;
-  /** Authentication (tokens, legacy credentials, a console session's caller) and the tokens' CRUD. */
-  tokens: TokensService;
-  /** Balances and their ledger: debits, refunds, transfers, top-ups, and the balance-alert trigger. */
-  credits: CreditsService;
-  /** Prices per destination: the operator's price lists, a send's price table, an account's own read. */
-  prices: PricesService;
-  /** Per-account limits: quotas, rates, pace and countries of each account over the instance's defaults. */
-  limits: LimitsService;
-  webhooks: WebhooksService;
-  links: LinksService;
-  /** Counts stored clicks into their links and CLICKER events; its timer runs beside the link server. */
-  clickFold: ClickFold;
-  /** Sends (`/send`, `/send/lists`, their simulations) and the free system messages (alert SMS, HELP answers). */
-  sending: SendingService;
-  /** A campaign after its send: cancelling it, retention's purge, daily counts' pruning, delivery's questions. */
-  campaigns: CampaignsService;
-  lists: ListsService;
-  delivery: DeliveryService;
-  /** Replies from handsets: their parts, keywords (STOP, START, HELP), rows and MO/STOP events. */
-  replies: RepliesService;
-  /** Delivery's retention purges, orphan receipts' pruning and a number's erasure from its tables. */
-  deliveryLifecycle: DeliveryLifecycleService;
-  /** `connector_status`: what each delivery process publishes of its connectors, for `pigeon connectors`. */
-  connectors: ConnectorStatusService;
-  /** GET /campaign/:ticket and GET /campaigns with their counters (src/reads: owns no table, writes none). */
-  campaignViews: CampaignViewsService;
-  /** A campaign's messages, clicks, replies, STOPs and NPAI numbers (src/reads). */
-  campaignPages: CampaignPagesService;
-  /** GET /messages and GET /messages/mo: the account's message and reply history over a period (src/reads). */
-  history: HistoryService;
-  /** GET /statistics/daily: the account's messages per day of TIMEZONE (src/reads). */
-  statistics: StatisticsService;
-  webhookDeliveries: WebhookDeliveriesService;
-  balanceAlerts: BalanceAlertsService;
-  lookup: LookupService;
-  retention: RetentionService;
-  /** GET /metrics/consumption: accounts' credits used, summed over their sent messages (src/reads). */
-  consumption: ConsumptionService;
-  /** Invoices of credits received: the operator's purchases and the transfers from a parent. */
-  invoices: InvoicesService;
-  /** `pigeon erase` and POST /erase: a phone number out of every capability's tables, in one transaction. */
-  erase: EraseService;
-  /** What the pruning job deletes, one task per kind, each through the service of the capability owning it. */
-  pruneTasks: PruneTask[];
-  /** Idempotency-Key on sends: claims, first answers, and `pruneExpired(now)` for the housekeeping job. */
-  idempotency: IdempotencyService;
-  /** The web console's sessions: sign-in, the cookie's caller, CSRF, a parent's switch into a sub-account. */
-  console: ConsoleService;
-  /** SMPP credentials of accounts: the SMPP server's binds sign in with them (src/smpp-server). */
-  smppUsers: SmppUsersService;
-  /** The people of an account: their console sign-in, roles, invitations and one-time links (src/users). */
-  users: UsersService;
-  /** A user's password change and reset, two-factor and its sign-in step (src/users/recovery.service.ts). */
-  recovery: RecoveryService;
-  /** SMPP users' submits as sends, and their receipts and replies queued for their binds (src/smpp-server). */
-  smppMessages: SmppMessagesService;
-  /** Sender IDs, content rules, the moderation queue and operator accounts (src/moderation). */
-  moderation: ModerationService;
-}
-
-export interface Deps {
-  config: Config;
-  clock: Clock;
-  logger: Logger;
-  store: Store;
-  services: Services;
-  /** Where webhooks may point: checked when one is stored and at every connection. */
-  urlGuard: UrlGuard;
-  /**
-   * Wake-ups between the server's parts: across the processes a supervisor runs (IPC), and on PostgreSQL across
-   * every process on the same schema, on any machine (LISTEN/NOTIFY).
-   */
-  nudges: Nudges;
-  /** Health, readiness and metrics: their endpoints, and the observers handed to the workers. */
-  ops: Ops;
-  /** The connectors and routes (CONNECTORS_FILE, or the one connector of SMPP_* / SIM_*), read once. */
-  routing: RoutingTable;
-  close(): Promise<void>;
-}
+import { createUrlGuard } from './webhooks/url-guard.ts';
+import { createWebhookDeliveriesService } from './webhooks/webhook-deliveries.service.ts';
+import { createWebhooksService } from './webhooks/webhooks.service.ts';
 
 export function createLogger(config: Pick<Config, 'LOG_LEVEL'>): Logger {
   return pino(
@@ -167,6 +68,8 @@ export function createLogger(config: Pick<Config, 'LOG_LEVEL'>): Logger {
     pino.destination({ dest: 1, sync: true }),
   );
 }
+
+export type { Deps, Services };
 
 export async function createDeps(
   config: Config,
