@@ -3,12 +3,11 @@
 // --rps`, its or its parent's), per account with all its tokens together; requests per second per client IP
 // for what carries no valid credentials (RATE_LIMIT_IP_RPS), and a brake on failed sign-ins per client IP
 // (RATE_LIMIT_AUTH_FAILURES within RATE_LIMIT_AUTH_WINDOW), so guessing tokens or passwords from one address is
-// slow. The brake holds
-// the failures, not the address's good requests: a secret token (an API token, a console session) from a
-// braked address is still checked, and served when valid, so one client with a stale token behind a shared
-// NAT or proxy does not lock its neighbours out; a password is not checked until the brake ends. Each answers
-// HTTP 429 with Retry-After and the envelope. Windows are fixed: they start at a key's first request and
-// last their length, and time comes from the app's clock.
+// slow. The brake holds the failures, not the address's good requests: a secret token (an API token, a console
+// session) from a braked address is still checked, and served when valid, so one client with a stale token
+// behind a shared NAT or proxy does not lock its neighbours out; a password is not checked until the brake
+// ends. Each answers HTTP 429 with Retry-After and the envelope. Windows are fixed: they start at a key's first
+// request and last their length, and time comes from the app's clock.
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyRequest } from 'fastify';
 import { type Config, durationMs } from '../config.ts';

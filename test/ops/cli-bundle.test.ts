@@ -50,7 +50,7 @@ describe('the pigeon command', () => {
     expect(statSync(bundle()).mtimeMs).toBe(built);
 
     // A source saved after the build: the next command rebuilds first, and runs the new code.
-    const usageFile = join(root, 'src', 'main.ts');
+    const usageFile = join(root, 'src', 'cli-usage.ts');
     const later = new Date(built + 5_000);
     writeFileSync(
       usageFile,
