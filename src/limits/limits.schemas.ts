@@ -39,12 +39,13 @@ const own = Type.Object({
   countries: Nullable(Type.String()),
 });
 
-/** The operator's view of an account's limits: its own values (null: inherited) and the effective ones. */
-export const OperatorLimitsAnswer = answer({
-  account: Type.Object({
-    account_id: Id,
-    parent_id: Nullable(Type.String({ pattern: '^[0-9]+$' })),
-    own,
-    limits: effective,
-  }),
+const operatorView = Type.Object({
+  account_id: Id,
+  parent_id: Nullable(Type.String({ pattern: '^[0-9]+$' })),
+  own,
+  limits: effective,
 });
+
+/** The operator's view of an account's limits: its own values (null: inherited) and the effective ones. */
+export const OperatorLimitsAnswer = answer({ account: operatorView });
+export type OperatorLimitsView = Static<typeof operatorView>;

@@ -1,7 +1,7 @@
 // The console's moderation, end to end in Chromium: a customer asks for a sender ID on its Sender IDs page and
 // sees no operator area; an operator account sees the Operator page, approves the sender ID, refuses a
 // campaign a content rule held (its credits come back) and adds a content rule, a bad one told next to its
-// field.
+// field; and sets an account's limits.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ConsoleFixture, type Envelope, startConsoleFixture } from '../helpers/browser.ts';
@@ -119,5 +119,49 @@ describe('console moderation', () => {
       `/campaign/${held.ticket}`,
     );
     expect(refused.campaign[0].status).toBe('Refused');
+  });
+
+  it("the operator reads and sets an account's limits; a bad value is told next to its field", async () => {
+    const customer = await f.account({ credits: 100 });
+    const operator = await f.account({ credits: 0 });
+    await f.deps.services.moderation.grantOperator('cli', operator.id);
+    const page = await (await f.context()).newPage();
+    await signIn(page, operator.email, operator.password);
+    await nav(page).getByRole('link', { name: 'Operator', exact: true }).click();
+    await page.getByRole('heading', { name: 'Limits of an account' }).waitFor();
+    await page.getByLabel('Account', { exact: true }).fill(String(customer.id));
+    await page.getByRole('button', { name: 'Show its limits' }).click();
+    const table = page.getByRole('table', { name: `Limits of account ${customer.id}` });
+    const row = (name: string) => table.getByRole('row', { name: new RegExp(`^${name}`) });
+    await row('Messages per day').getByText("the instance's").waitFor();
+
+    await page.getByLabel('Parts per second', { exact: true }).fill('fast');
+    await page.getByRole('button', { name: 'Save the limits' }).click();
+    await page.getByText('parts_per_second "fast" must be a whole number').waitFor();
+    expect(await page.getByLabel('Parts per second', { exact: true }).getAttribute('aria-invalid')).toBe(
+      'true',
+    );
+
+    await page.getByLabel('Parts per second', { exact: true }).fill('');
+    await page.getByLabel('Messages per day', { exact: true }).fill('500');
+    await page.getByLabel('Countries', { exact: true }).fill('fr, be');
+    await page.getByRole('button', { name: 'Save the limits' }).click();
+    await page.getByText(`Limits of account ${customer.id} saved.`).waitFor();
+    await row('Messages per day').getByText('its own').waitFor();
+    expect(await row('Messages per day').getByRole('cell').nth(1).textContent()).toBe('500');
+    expect(await row('Countries').getByRole('cell').nth(1).textContent()).toBe('BE,FR');
+    // The customer is held to them at once (this process's memory was cleared by the change).
+    const limits = await f.call<{ limits: { daily_messages: { value: number; from: string } } }>(
+      customer.token,
+      'GET',
+      '/account/limits',
+    );
+    expect(limits.limits.daily_messages).toEqual({ value: 500, from: 'account' });
+    await f.screenshot(page, 'operator-limits');
+
+    await page.getByRole('button', { name: 'Inherit every limit' }).click();
+    await page.getByText(`Account ${customer.id} inherits every limit again.`).waitFor();
+    await row('Messages per day').getByText("the instance's").waitFor();
+    expect(await page.getByLabel('Messages per day', { exact: true }).inputValue()).toBe('');
   });
 });

@@ -1,6 +1,7 @@
 // The operator's area, shown to an operator account only (GET /operator/me): the campaigns content rules held
-// (approve: they go out; refuse: cancelled and refunded), the sender IDs accounts asked for, and the content
-// rules. Every change is one /operator/* call, as the API and the CLI make it.
+// (approve: they go out; refuse: cancelled and refunded), the sender IDs accounts asked for, the content rules,
+// and an account's limits (operator-limits.tsx). Every change is one /operator/* call, as the API and the CLI
+// make it.
 import './account.css';
 import { useState } from 'preact/hooks';
 import type {
@@ -14,6 +15,7 @@ import { LoadedTable } from '../components/loaded-table.tsx';
 import { ErrorNotice, Field, Notice, PageTitle, TextField, useAction, useLoad } from '../components/ui.tsx';
 import { formatDate, formatNumber } from '../format.ts';
 import { useSession } from '../session.ts';
+import { AccountLimitsSection } from './operator-limits.tsx';
 
 /** Approve, or refuse with a reason typed in place. */
 function Decision({
@@ -300,12 +302,13 @@ export function OperatorPage() {
       <PageTitle>Operator</PageTitle>
       <p class="account-intro">
         What this server's operator decides for every account: campaigns a content rule held, sender IDs asked
-        for, and the content rules themselves.
+        for, the content rules themselves, and an account's limits.
       </p>
       {notice && <Notice kind="success">{notice}</Notice>}
       <HeldCampaigns onNotice={setNotice} />
       <SenderRequests onNotice={setNotice} />
       <ContentRules onNotice={setNotice} />
+      <AccountLimitsSection onNotice={setNotice} />
     </section>
   );
 }
