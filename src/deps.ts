@@ -47,7 +47,7 @@ import { type Clock, systemClock } from './shared/clock.ts';
 import { createNudges, ipcCarrier, type NudgeCarrier, type Nudges } from './shared/nudges.ts';
 import { createSmppMessagesService } from './smpp-server/smpp-messages.service.ts';
 import { createSmppUsersService } from './smpp-server/smpp-users.service.ts';
-import { openStore, type Store } from './store/db.ts';
+import { type Executor, openStore, type Store } from './store/db.ts';
 import { migrate, migrations } from './store/migrate.ts';
 import { postgresNudges } from './store/notify.ts';
 import { mayGrantScope, rightsOfRole } from './users/permissions.ts';
@@ -174,8 +174,13 @@ export async function createDeps(
     heldMessages: {
       hold: (tx, accountId) => delivery.holdQueued(tx, accountId),
       // A campaign held for moderation stays held through an unlock: only the operator's decision releases it.
-      release: async (tx, accountId) =>
-        delivery.releaseHeld(tx, accountId, await campaigns.heldIds(tx, accountId)),
+      // What goes back to the queue at once leaves at the account's pace, if it has one.
+      release: async (tx, accountId, partsPerSecond) => {
+        const released = await delivery.releaseHeld(tx, accountId, await campaigns.heldIds(tx, accountId));
+        if (released > 0) await paceReleased(tx, accountId, partsPerSecond);
+        return released;
+      },
+      paceOf: async (accountId) => (await limits.forSend({ accountId })).partsPerSecond,
       released: () => nudges.send('messages'),
     },
     owners: {
@@ -186,6 +191,16 @@ export async function createDeps(
     audit,
   });
   const prices = createPricesService({ db, clock, accounts });
+  /**
+   * A paced account's messages queued at once (an unlock, an approval) spread over its pace, read before the
+   * transaction (a read inside it would wait for it on SQLite); delivery is created below (called only later).
+   */
+  const paceReleased = async (tx: Executor, accountId: number, partsPerSecond: number): Promise<void> => {
+    if (partsPerSecond === 0) return;
+    await delivery.paceDue(tx, accountId, partsPerSecond, (parts, now) =>
+      limits.pace(tx, accountId, partsPerSecond, parts, now),
+    );
+  };
   const limits = createLimitsService({
     ...{ db, clock, instance: config, accounts, audit },
     // Operator accounts are the moderation service's, created below (called only later).
@@ -357,6 +372,10 @@ export async function createDeps(
       nudges.send('events');
     },
     locked: async (accountId) => (await accounts.operatorShow(accountId)).state === 'locked',
+    pace: {
+      of: async (accountId) => (await limits.forSend({ accountId })).partsPerSecond,
+      released: (tx, accountId, partsPerSecond) => paceReleased(tx, accountId, partsPerSecond),
+    },
   });
   const moderation = createModerationService({
     db,

@@ -28,8 +28,13 @@ import type { TokensService } from './tokens.service.ts';
 export interface HeldMessages {
   /** Holds the account's queued messages: no worker takes them until they are released. */
   hold(tx: Executor, accountId: number): Promise<number>;
-  /** Queues the account's held messages again, due when they were. */
-  release(tx: Executor, accountId: number): Promise<number>;
+  /**
+   * Queues the account's held messages again, due when they were; those already due spread over its SMS parts
+   * per second when it has a pace (`partsPerSecond`, read by `paceOf` before the transaction; 0: none).
+   */
+  release(tx: Executor, accountId: number, partsPerSecond: number): Promise<number>;
+  /** The account's pace (the limits room's, from memory): asked before an unlock's transaction. */
+  paceOf?(accountId: number): Promise<number>;
   /** Told after an unlock committed released messages (a nudge to the delivery worker). */
   released?(): void;
 }
@@ -110,6 +115,9 @@ export function createAccountsService(deps: {
   async function setLock(auth: AuthContext, rawId: string, locked: 0 | 1) {
     const id = idIn(rawId);
     if (id === undefined) throw notASubAccount(rawId);
+    // Asked before the checks, which are the transaction's: an id that is not the caller's sub-account fails
+    // there, with its own answer.
+    const pace = locked ? 0 : ((await heldMessages.paceOf?.(id).catch(() => 0)) ?? 0);
     const moved = await db.transaction().execute(async (tx) => {
       if (!(await accountsRepo.setLocked(tx, auth.accountId, id, locked))) {
         // Already in that state, or not the caller's sub-account, or locked by the operator.
@@ -127,7 +135,7 @@ export function createAccountsService(deps: {
         objectId: id,
       });
       // Also when the state was already set: a message queued in a race with the lock is held now.
-      return locked ? heldMessages.hold(tx, id) : heldMessages.release(tx, id);
+      return locked ? heldMessages.hold(tx, id) : heldMessages.release(tx, id, pace);
     });
     tokens.forgetTokensOf(id);
     if (!locked && moved > 0) heldMessages.released?.();
@@ -159,6 +167,7 @@ export function createAccountsService(deps: {
    */
   async function setOperatorLock(accountId: number, locked: boolean) {
     await existing(accountId);
+    const pace = locked ? 0 : ((await heldMessages.paceOf?.(accountId)) ?? 0);
     const { changed, moved } = await db.transaction().execute(async (tx) => {
       const changed = await accountsRepo.setLockedByOperator(tx, accountId, locked ? lockedBy.operator : 0);
       await audit.record(tx, {
@@ -170,7 +179,7 @@ export function createAccountsService(deps: {
       // Also when the state was already set: a message queued in a race with the lock is held now.
       const moved = locked
         ? await heldMessages.hold(tx, accountId)
-        : await heldMessages.release(tx, accountId);
+        : await heldMessages.release(tx, accountId, pace);
       return { changed, moved };
     });
     tokens.forgetTokensOf(accountId);

@@ -37,6 +37,14 @@ export function createCampaignsService(deps: {
    * messages held, for the unlock to release. Absent: never locked.
    */
   locked?: (accountId: number) => Promise<boolean>;
+  /**
+   * An approved campaign's messages, queued at once, spread over its account's SMS parts per second (the
+   * limits room's): `of` read before the transaction, `released` inside it. Absent: never paced.
+   */
+  pace?: {
+    of(accountId: number): Promise<number>;
+    released(tx: Executor, accountId: number, partsPerSecond: number): Promise<void>;
+  };
   /** Retention of a campaign's messages: whether any is left to send, and the finished ones purged. */
   deliveryLifecycle: Pick<DeliveryLifecycleService, 'purgeCampaignMessages' | 'hasUnfinished'>;
   /** The audit log: a cancel's entry, in its transaction. */
@@ -57,6 +65,7 @@ export function createCampaignsService(deps: {
     const owner = approved ? await campaignsRepo.ownerOf(db, id) : undefined;
     // Read before the transaction: a lock taken meanwhile holds what this approval queues only at its next lock.
     const keepHeld = owner !== undefined && ((await deps.locked?.(owner)) ?? false);
+    const pace = owner !== undefined && !keepHeld ? ((await deps.pace?.of(owner)) ?? 0) : 0;
     const result = await db.transaction().execute(async (tx) => {
       const campaign = await campaignsRepo.decideModeration(
         tx,
@@ -68,6 +77,7 @@ export function createCampaignsService(deps: {
       const messages = keepHeld ? Number(campaign.sent) : await delivery.releaseCampaign(tx, id, approved);
       const cost = Number(campaign.cost);
       const accountId = Number(campaign.account_id);
+      if (pace > 0 && messages > 0) await deps.pace!.released(tx, accountId, pace);
       if (!approved) {
         if (cost > 0) await credits.refund(tx, Number(campaign.billed_account_id), cost, id);
         await messageCaps.giveBack(tx, accountId, Number(campaign.created_at), Number(campaign.sent));

@@ -510,11 +510,6 @@ export function createDeliveryService(deps: {
     recordReceipts: (receipts: Receipt[]) => recordOutcomes([], receipts),
 
     /**
-     * Holds, inside the caller's transaction (a sub-account's lock), the account's queued messages: `held`
-     * until `releaseHeld`, never claimed meanwhile. Messages a worker has already taken finish normally.
-     * Returns how many were held.
-     */
-    /**
      * The numbers of the campaign's messages whose receipt said the number does not exist, in seq order, a
      * page at a time (keyset), read in the caller's transaction (lists' NPAI blacklisting): never the whole
      * campaign in memory.
@@ -535,6 +530,11 @@ export function createDeliveryService(deps: {
       }
     },
 
+    /**
+     * Holds, inside the caller's transaction (a sub-account's lock), the account's queued messages: `held`
+     * until `releaseHeld`, never claimed meanwhile. Messages a worker has already taken finish normally.
+     * Returns how many were held.
+     */
     holdQueued(tx: Executor, accountId: number): Promise<number> {
       return messagesRepo.moveAccountMessages(tx, accountId, 'queued', 'held', clock.now());
     },
@@ -553,6 +553,24 @@ export function createDeliveryService(deps: {
      */
     releaseCampaign(tx: Executor, campaignId: number, approved: boolean): Promise<number> {
       return messagesRepo.moveHeldCampaign(tx, campaignId, approved ? 'queued' : 'cancelled', clock.now());
+    },
+
+    /**
+     * A paced account's queued messages already due (released at once, in the caller's transaction: an unlock,
+     * an approval), spread over its pace: their parts booked by `book` (answers where their slots start), each
+     * message due when the parts before it have had theirs. How many moved.
+     */
+    async paceDue(
+      tx: Executor,
+      accountId: number,
+      partsPerSecond: number,
+      book: (parts: number, now: number) => Promise<number>,
+    ): Promise<number> {
+      const now = clock.now();
+      const parts = await messagesRepo.dueParts(tx, accountId, now);
+      if (parts === 0) return 0;
+      const start = await book(parts, now);
+      return messagesRepo.spreadDue(tx, accountId, now, start, partsPerSecond);
     },
   };
 }

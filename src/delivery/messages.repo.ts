@@ -310,6 +310,42 @@ export const messagesRepo = {
     return Number(result.numUpdatedRows);
   },
 
+  /** The parts of the account's queued messages already due at `now` (released at once: an unlock, an approval). */
+  async dueParts(db: Executor, accountId: number, now: number): Promise<number> {
+    const row = await db
+      .selectFrom('messages')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('parts'), sql<number>`0`).as('parts'))
+      .where('account_id', '=', accountId)
+      .where('state', '=', 'queued')
+      .where('due_at', '<=', now)
+      .executeTakeFirst();
+    return Number(row?.parts ?? 0);
+  },
+
+  /**
+   * Spreads those messages from `start`, oldest due first: each due when the parts before it have had their
+   * slots at `partsPerSecond` (as a paced send's, campaigns/send-pacing.ts). Answers how many.
+   */
+  async spreadDue(
+    db: Executor,
+    accountId: number,
+    now: number,
+    start: number,
+    partsPerSecond: number,
+  ): Promise<number> {
+    const result = await sql`
+      update messages set due_at = spread.slot
+      from (
+        select id, cast(${start} as bigint) + cast(coalesce(sum(parts) over (
+          order by due_at, id rows between unbounded preceding and 1 preceding), 0) * 1000
+          / cast(${partsPerSecond} as bigint) as bigint) as slot
+        from messages
+        where account_id = ${accountId} and state = 'queued' and due_at <= ${now}
+      ) as spread
+      where messages.id = spread.id`.execute(db);
+    return Number(result.numAffectedRows ?? 0);
+  },
+
   /**
    * Moves one campaign's `held` messages (held for moderation) to `queued` (approved, due when they were) or
    * `cancelled` (refused); answers how many.

@@ -30,6 +30,20 @@ describeEachDialect('parts per second', (h) => {
   const setLimits = (a: TestAccount, limits: Record<string, unknown>) =>
     h().deps.services.limits.set('cli', a.id, limits);
 
+  /** At t0, a new account paced at 10 parts/s whose texts with `word` are held for moderation. */
+  async function pacedWithHoldRule(word: string): Promise<TestAccount> {
+    h().clock.set(t0);
+    const a = await h().account();
+    await setLimits(a, { parts_per_second: 10 });
+    await h().deps.services.moderation.addRule('cli', {
+      account_id: String(a.id),
+      kind: 'word',
+      value: word,
+      action: 'hold',
+    });
+    return a;
+  }
+
   /** The account's messages, in their campaigns' order: when due, when sent, how many parts. */
   const messagesOf = async (a: TestAccount) =>
     (
@@ -162,15 +176,7 @@ describeEachDialect('parts per second', (h) => {
   });
 
   it('a campaign held for moderation books none of the pace: the sends after it are due at once', async () => {
-    h().clock.set(t0);
-    const a = await h().account();
-    await setLimits(a, { parts_per_second: 10 });
-    await h().deps.services.moderation.addRule('cli', {
-      account_id: String(a.id),
-      kind: 'word',
-      value: 'holdpaced',
-      action: 'hold',
-    });
+    const a = await pacedWithHoldRule('holdpaced');
     const held = await send(h().app, a, numbers(5), { text: 'Hello holdpaced' });
     expect(held.body).toMatchObject({ status: 1, moderation: 'pending' });
     expect((await send(h().app, a, numbers(2, 10))).body.status).toBe(1);
@@ -181,6 +187,32 @@ describeEachDialect('parts per second', (h) => {
       0, 100, 200, 300, 400,
     ]);
     expect(messages.filter((m) => m.campaign !== heldCampaign).map((m) => m.dueAt)).toEqual([0, 100]);
+  });
+
+  it("a paced account's messages queued at once, by an approval or an unlock, leave at its pace from then", async () => {
+    const a = await pacedWithHoldRule('waitpaced');
+    const held = await send(h().app, a, numbers(5, 20), { text: 'Hello waitpaced' });
+    expect(held.body).toMatchObject({ status: 1, moderation: 'pending' });
+    // Ten seconds later the operator approves it: its slots (0 to 400 ms) are long past, so it would all leave
+    // at once; it is spread from the approval instead, and booked (the next send comes after it).
+    h().clock.set(t0 + 10_000);
+    expect(await h().deps.services.campaigns.approveHeld(Number(held.body.ticket))).toMatchObject({
+      messages: 5,
+    });
+    expect((await send(h().app, a, numbers(1, 30))).body.status).toBe(1);
+    expect((await messagesOf(a)).map((m) => m.dueAt)).toEqual([
+      10_000, 10_100, 10_200, 10_300, 10_400, 10_500,
+    ]);
+
+    // Queued, then held by the operator's lock, released by the unlock twenty seconds later: from then too.
+    const b = await h().account();
+    await setLimits(b, { parts_per_second: 10 });
+    h().clock.set(t0 + 20_000);
+    expect((await send(h().app, b, numbers(3, 40))).body.status).toBe(1);
+    expect(await h().deps.services.accounts.operatorLock(b.id)).toMatchObject({ held_messages: 3 });
+    h().clock.set(t0 + 40_000);
+    expect(await h().deps.services.accounts.operatorUnlock(b.id)).toMatchObject({ released_messages: 3 });
+    expect((await messagesOf(b)).map((m) => m.dueAt)).toEqual([40_000, 40_100, 40_200]);
   });
 
   it('without a pace (the default) every message of a send is due at once, and no pacing row is written', async () => {
