@@ -77,7 +77,7 @@ describe('console campaign pages', () => {
       .textContent();
 
   it('the dashboard shows the balance, 30 days of sending and the latest campaigns; the list filters by text', async () => {
-    const { email, password, token } = await f.account({ credits: 1000 });
+    const { id: accountId, email, password, token } = await f.account({ credits: 1000 });
     const sale = await send(
       token,
       {
@@ -125,6 +125,13 @@ describe('console campaign pages', () => {
       '/console/send',
     );
     await f.screenshot(page, 'dashboard');
+    // No limit of its own and none from the instance: no limits line. With some, it says them.
+    expect(await page.getByTestId('account-limits').count()).toBe(0);
+    await f.deps.services.limits.set('cli', accountId, { daily_messages: 500, countries: 'FR' });
+    await page.reload();
+    await expect
+      .poll(() => page.getByTestId('account-limits').textContent())
+      .toBe('Limits: 500 messages a day · recipients in FR only.');
 
     // On a phone the navigation is folded behind the menu button, so the dashboard's heading says it is in.
     const phone = await (await f.context({ phone: true })).newPage();

@@ -1,7 +1,9 @@
-// The dashboard: the balance, the last 30 days of sending (messages per day, delivery rate per day) and the
-// latest campaigns with their progress, each a link to its page.
+// The dashboard: the balance, the limits the operator set (GET /account/limits, when any), the last 30 days of
+// sending (messages per day, delivery rate per day) and the latest campaigns with their progress, each a link
+// to its page.
 import './dashboard.css';
 import { useEffect, useMemo } from 'preact/hooks';
+import type { EffectiveLimitsView } from '../../../src/limits/limits.schemas.ts';
 import type { DayView } from '../../../src/reads/statistics.schemas.ts';
 import { api } from '../api.ts';
 import { type Campaign, CampaignProgress, CampaignStatus, truncate } from '../components/campaign-parts.tsx';
@@ -16,6 +18,20 @@ type Day = DayView;
 
 const days = 30;
 
+/** The account's limits in words, those that apply only (none: no line at all). */
+function limitsText(limits: EffectiveLimitsView): string {
+  const parts: string[] = [];
+  const count = (value: number, what: string) => {
+    if (value > 0) parts.push(`${formatNumber(value)} ${what}`);
+  };
+  count(limits.daily_messages.value, 'messages a day');
+  count(limits.monthly_messages.value, 'messages a month');
+  count(limits.requests_per_second.value, `API requests a second (${limits.requests_per_second.counted})`);
+  count(limits.parts_per_second.value, 'SMS parts a second (paced)');
+  if (limits.countries.value !== 'all') parts.push(`recipients in ${limits.countries.value} only`);
+  return parts.join(' · ');
+}
+
 export function DashboardPage() {
   const { session, refresh } = useSession();
   const may = useMay();
@@ -26,6 +42,10 @@ export function DashboardPage() {
   }, []);
   const credits = useLoad(() => api<{ credits: number | string; unlimited: string }>('GET', '/credits'), []);
   const stats = useLoad(() => api<{ days: Day[] }>('GET', '/statistics/daily', { query: { days } }), []);
+  const limits = useLoad(
+    () => api<{ limits: EffectiveLimitsView }>('GET', '/account/limits').then((a) => limitsText(a.limits)),
+    [],
+  );
   const latest = useLoad(
     () =>
       api<{ campaigns: Campaign[]; totalRecords: number }>('GET', '/campaigns', {
@@ -102,6 +122,8 @@ export function DashboardPage() {
           tone="ok"
         />
       </div>
+
+      {limits.data ? <p data-testid="account-limits">Limits: {limits.data}.</p> : null}
 
       <div class="two-columns">
         <div class="card">
