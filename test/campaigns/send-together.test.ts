@@ -37,8 +37,13 @@ describeEachDialect('sends written together', (h) => {
       .select(['delta', 'balance_after', 'campaign_id'])
       .where('account_id', '=', a.id)
       .where('reason', '=', 'campaign')
+      .orderBy('id')
       .execute();
     expect(ledger).toHaveLength(40);
+    // In the order of its ids, the ledger walks the balance down one debit at a time.
+    expect(ledger.map((line) => Number(line.balance_after))).toEqual(
+      Array.from({ length: 40 }, (_, i) => 999 - i),
+    );
     // Each campaign's ledger line carries the balance its send answered.
     const answered = new Map(results.map((r) => [Number(r.body.ticket), r.body.credits as number]));
     for (const line of ledger) {
