@@ -6,6 +6,7 @@ import type { AuthContext } from '../shared/auth-context.ts';
 import type { Clock } from '../shared/clock.ts';
 import { ApiError } from '../shared/errors.ts';
 import { idIn, idOut } from '../shared/ids.ts';
+import { readMemory } from '../shared/read-memory.ts';
 import type { Db, Executor } from '../store/db.ts';
 import {
   countryList,
@@ -63,7 +64,6 @@ export function createLimitsService(deps: {
   operators: { requireOperator(auth: AuthContext): Promise<void> };
 }) {
   const { db, clock, instance, accounts, audit } = deps;
-  const memory = new Map<number, { remembered: Promise<Remembered>; readAt: number }>();
   // An account's parent never changes: asked once per account (not taken from the caller, whose context may not
   // say it: an SMPP user's send).
   const parents = new Map<number, number | null>();
@@ -117,19 +117,13 @@ export function createLimitsService(deps: {
   }
 
   /** The account's limits, from memory when read lately; one read at a time per account. */
-  function remembered(accountId: number): Promise<Remembered> {
-    const now = clock.now();
-    const known = memory.get(accountId);
-    if (known && now - known.readAt < limitsMemoryMs && now >= known.readAt) return known.remembered;
-    if (memory.size >= maxInMemory) memory.clear();
-    const loading = read(accountId);
-    memory.set(accountId, { remembered: loading, readAt: now });
-    // A failed read is not remembered: the next request asks again.
-    loading.catch(() => {
-      if (memory.get(accountId)?.remembered === loading) memory.delete(accountId);
-    });
-    return loading;
-  }
+  const memory = readMemory({
+    read,
+    now: () => clock.now(),
+    ttlMs: limitsMemoryMs,
+    maxKeys: maxInMemory,
+  });
+  const remembered = (accountId: number): Promise<Remembered> => memory.get(accountId);
 
   /** The operator's view: the account's own values and its effective limits, each with whose it is. */
   async function shown(accountId: number) {
@@ -173,7 +167,7 @@ export function createLimitsService(deps: {
       });
     });
     // This process applies the change at once; another within limitsMemoryMs.
-    memory.clear();
+    memory.forget();
     return shown(accountId);
   }
 

@@ -3,6 +3,7 @@
 import type { AuthContext } from '../shared/auth-context.ts';
 import type { Clock } from '../shared/clock.ts';
 import { ApiError } from '../shared/errors.ts';
+import { readMemory } from '../shared/read-memory.ts';
 import type { Db } from '../store/db.ts';
 import {
   compilePriceTable,
@@ -42,7 +43,6 @@ export type PricesService = ReturnType<typeof createPricesService>;
 
 export function createPricesService(deps: { db: Db; clock: Clock; accounts: AccountParents }) {
   const { db, clock, accounts } = deps;
-  const memory = new Map<number, { prices: Promise<AccountPrices>; readAt: number }>();
 
   async function read(accountId: number): Promise<AccountPrices> {
     const chain: number[] = [];
@@ -66,19 +66,13 @@ export function createPricesService(deps: { db: Db; clock: Clock; accounts: Acco
   }
 
   /** The account's prices, from memory when read lately; one read at a time per account. */
-  function pricesOf(accountId: number): Promise<AccountPrices> {
-    const now = clock.now();
-    const known = memory.get(accountId);
-    if (known && now - known.readAt < priceMemoryMs && now >= known.readAt) return known.prices;
-    if (memory.size >= maxTablesInMemory) memory.clear();
-    const prices = read(accountId);
-    memory.set(accountId, { prices, readAt: now });
-    // A failed read is not remembered: the next send asks again.
-    prices.catch(() => {
-      if (memory.get(accountId)?.prices === prices) memory.delete(accountId);
-    });
-    return prices;
-  }
+  const memory = readMemory({
+    read,
+    now: () => clock.now(),
+    ttlMs: priceMemoryMs,
+    maxKeys: maxTablesInMemory,
+  });
+  const pricesOf = (accountId: number): Promise<AccountPrices> => memory.get(accountId);
 
   async function needAccount(accountId: number): Promise<void> {
     if ((await accounts.parentOf(accountId)) === undefined) {
@@ -116,7 +110,7 @@ export function createPricesService(deps: { db: Db; clock: Clock; accounts: Acco
       const entries = parsePriceList(csv);
       if (accountId !== undefined) await needAccount(accountId);
       await db.transaction().execute((tx) => pricesRepo.replace(tx, accountId ?? instanceList, entries));
-      memory.clear();
+      memory.forget();
       return shown(accountId);
     },
 
@@ -130,7 +124,7 @@ export function createPricesService(deps: { db: Db; clock: Clock; accounts: Acco
     async clear(accountId: number | undefined) {
       if (accountId !== undefined) await needAccount(accountId);
       const removed = await pricesRepo.clear(db, accountId ?? instanceList);
-      memory.clear();
+      memory.forget();
       return { account_id: accountId === undefined ? null : String(accountId), removed };
     },
 
