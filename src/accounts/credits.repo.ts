@@ -5,6 +5,13 @@ import type { Executor } from '../store/db.ts';
 import { runPrepared, slot } from '../store/prepared.ts';
 import type { CreditLedgerTable } from '../store/schema.ts';
 
+/**
+ * Whether adding `delta` keeps the balance at or above its floor: zero, or with `postpaid` (1) minus the
+ * account's `credit_limit` (zero for a prepaid account). Adding credits always passes.
+ */
+const aboveFloor = (delta: unknown, postpaid: unknown) =>
+  sql<boolean>`(cast(${delta} as bigint) >= 0 or ${sql.ref('credits')} + cast(${delta} as bigint) >= 0 - coalesce(${sql.ref('credit_limit')}, 0) * ${postpaid})`;
+
 export const creditsRepo = {
   /**
    * Adds delta (negative to debit) unless that would take the balance below its floor; undefined if it would.
@@ -21,9 +28,7 @@ export const creditsRepo = {
           .updateTable('accounts')
           .set((eb) => ({ credits: eb('credits', '+', slot(1) as unknown as number) }))
           .where('id', '=', slot(0) as unknown as number)
-          .where(
-            sql<boolean>`(cast(${slot(1)} as bigint) >= 0 or ${sql.ref('credits')} + cast(${slot(1)} as bigint) >= 0 - coalesce(${sql.ref('credit_limit')}, 0) * ${slot(2)})`,
-          )
+          .where(aboveFloor(slot(1), slot(2)))
           .returning('credits'),
       [id, delta, postpaid ? 1 : 0],
     );
@@ -78,9 +83,7 @@ export const creditsRepo = {
     const { rows } = await sql<{ credits: number }>`
       with debit as (
         update accounts set credits = credits + cast(${delta} as bigint)
-        where id = ${id}
-          and (cast(${delta} as bigint) >= 0
-            or credits + cast(${delta} as bigint) >= 0 - coalesce(credit_limit, 0))
+        where id = ${id} and ${aboveFloor(delta, 1)}
         returning credits
       ), lines as (
         insert into credit_ledger (account_id, delta, balance_after, reason, campaign_id, created_at)
