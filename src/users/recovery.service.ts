@@ -96,6 +96,26 @@ export function createRecoveryService(deps: {
     if (!(await accept(null))) throw ApiError.auth('this sign-in step was already completed: sign in again');
   }
 
+  /**
+   * A change of one's own two-factor: the caller's password, then in `change`'s transaction a code (or a
+   * recovery code), each used once.
+   */
+  async function withPasswordAndCode(
+    auth: AuthContext,
+    input: { password?: unknown; code?: unknown },
+    change: (tx: Executor, user: UserRow) => Promise<void>,
+  ): Promise<void> {
+    const user = await me(auth);
+    if (user.totp_secret === null) throw ApiError.data('two-factor is not on for this user');
+    await checkPassword(user, input.password, 'user.password');
+    await db.transaction().execute(async (tx) => {
+      await checkCode(tx, user, input.code, async (step) =>
+        step === null ? true : usersRepo.acceptStep(tx, Number(user.id), step),
+      );
+      await change(tx, user);
+    });
+  }
+
   /** A user's own change, in `tx`: its entry on the user's account, the user acting (`auth` absent: the CLI). */
   const ownEntry = (user: UserRow, action: string, auth?: AuthContext) => ({
     accountId: Number(user.account_id),
@@ -206,14 +226,8 @@ export function createRecoveryService(deps: {
      * recovery codes, shown once; the old ones stop working.
      */
     async renewRecoveryCodes(auth: AuthContext, input: { password?: unknown; code?: unknown }) {
-      const user = await me(auth);
-      if (user.totp_secret === null) throw ApiError.data('two-factor is not on for this user');
-      await checkPassword(user, input.password, 'user.password');
       const codes = newRecoveryCodes();
-      await db.transaction().execute(async (tx) => {
-        await checkCode(tx, user, input.code, async (step) =>
-          step === null ? true : usersRepo.acceptStep(tx, Number(user.id), step),
-        );
+      await withPasswordAndCode(auth, input, async (tx, user) => {
         await recoveryCodesRepo.replace(tx, Number(user.id), codes.map(recoveryCodeHash));
         await deps.audit.record(tx, ownEntry(user, 'user.recovery_codes_renew', auth));
       });
@@ -222,13 +236,7 @@ export function createRecoveryService(deps: {
 
     /** DELETE /users/me/two-factor: the password and a code (or a recovery code) turn it off. */
     async disable(auth: AuthContext, input: { password?: unknown; code?: unknown }) {
-      const user = await me(auth);
-      if (user.totp_secret === null) throw ApiError.data('two-factor is not on for this user');
-      await checkPassword(user, input.password, 'user.password');
-      await db.transaction().execute(async (tx) => {
-        await checkCode(tx, user, input.code, async (step) =>
-          step === null ? true : usersRepo.acceptStep(tx, Number(user.id), step),
-        );
+      await withPasswordAndCode(auth, input, async (tx, user) => {
         await usersRepo.clearTwoFactor(tx, Number(user.id));
         await recoveryCodesRepo.deleteAll(tx, Number(user.id));
         await deps.audit.record(tx, ownEntry(user, 'user.two_factor_off', auth));
