@@ -177,10 +177,10 @@ export async function createDeps(
       // What goes back to the queue at once leaves at the account's pace, if it has one.
       release: async (tx, accountId, partsPerSecond) => {
         const released = await delivery.releaseHeld(tx, accountId, await campaigns.heldIds(tx, accountId));
-        if (released > 0) await paceReleased(tx, accountId, partsPerSecond);
+        if (released > 0) await pacing.released(tx, accountId, partsPerSecond);
         return released;
       },
-      paceOf: async (accountId) => (await limits.forSend({ accountId })).partsPerSecond,
+      paceOf: (accountId) => pacing.of(accountId),
       released: () => nudges.send('messages'),
     },
     owners: {
@@ -192,14 +192,18 @@ export async function createDeps(
   });
   const prices = createPricesService({ db, clock, accounts });
   /**
-   * A paced account's messages queued at once (an unlock, an approval) spread over its pace, read before the
-   * transaction (a read inside it would wait for it on SQLite); delivery is created below (called only later).
+   * A paced account's messages queued at once (an unlock, an approval) spread over its pace: `of` read before
+   * the transaction (a read inside it would wait for it on SQLite), `released` inside it. Limits and delivery
+   * are created below (called only later).
    */
-  const paceReleased = async (tx: Executor, accountId: number, partsPerSecond: number): Promise<void> => {
-    if (partsPerSecond === 0) return;
-    await delivery.paceDue(tx, accountId, partsPerSecond, (parts, now) =>
-      limits.pace(tx, accountId, partsPerSecond, parts, now),
-    );
+  const pacing = {
+    of: async (accountId: number) => (await limits.forSend({ accountId })).partsPerSecond,
+    async released(tx: Executor, accountId: number, partsPerSecond: number): Promise<void> {
+      if (partsPerSecond === 0) return;
+      await delivery.paceDue(tx, accountId, partsPerSecond, (parts, now) =>
+        limits.pace(tx, accountId, partsPerSecond, parts, now),
+      );
+    },
   };
   const limits = createLimitsService({
     ...{ db, clock, instance: config, accounts, audit },
@@ -372,10 +376,7 @@ export async function createDeps(
       nudges.send('events');
     },
     locked: async (accountId) => (await accounts.operatorShow(accountId)).state === 'locked',
-    pace: {
-      of: async (accountId) => (await limits.forSend({ accountId })).partsPerSecond,
-      released: (tx, accountId, partsPerSecond) => paceReleased(tx, accountId, partsPerSecond),
-    },
+    pace: pacing,
   });
   const moderation = createModerationService({
     db,
