@@ -1,6 +1,12 @@
 // The audit log: entries written by the rooms that change things (through the AuditTrail port, in their
 // transactions), each with its actor (the API caller, the CLI or Pigeon), and GET /audit's read of them.
-import type { Actor, ActorKind, AuditEntry, AuditTrail } from '../shared/audit-trail.ts';
+import {
+  type Actor,
+  type ActorKind,
+  type AuditEntry,
+  type AuditTrail,
+  actorKinds,
+} from '../shared/audit-trail.ts';
 import type { AuthContext } from '../shared/auth-context.ts';
 import type { Clock } from '../shared/clock.ts';
 import { parseDay } from '../shared/days.ts';
@@ -32,7 +38,6 @@ export interface AuditQuery {
   sub_account_id?: string;
 }
 
-const actorKinds = ['user', 'token', 'smpp', 'cli', 'pigeon'] as const;
 const actionPattern = /^[a-z_]+(\.[a-z_]+)?$/;
 /** Names kept in memory: a token's name never changes, an e-mail rarely (kept a minute). */
 const maxLabels = 10_000;

@@ -3,7 +3,9 @@
 import type { Db, Executor } from '../store/db.ts';
 import type { AuthContext } from './auth-context.ts';
 
-export type ActorKind = 'user' | 'token' | 'smpp' | 'cli' | 'pigeon';
+/** Who may act: a console user, an API token, an SMPP user's bind, the operator's CLI, Pigeon itself. */
+export const actorKinds = ['user', 'token', 'smpp', 'cli', 'pigeon'] as const;
+export type ActorKind = (typeof actorKinds)[number];
 
 /** Who acted: the API caller (its AuthContext, with the client's IP), else the process (the CLI, or Pigeon). */
 export interface Actor {
