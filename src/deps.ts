@@ -327,6 +327,8 @@ export async function createDeps(
     credits,
     links,
     delivery,
+    failedTogether: (error) =>
+      logger.error({ err: error }, 'sends arriving together were written one by one: their statement failed'),
     queued: (messages) => {
       nudges.send('messages');
       ops.metrics?.sends.accepted(messages);

@@ -88,8 +88,9 @@ export const creditsRepo = {
       ), lines as (
         insert into credit_ledger (account_id, delta, balance_after, reason, campaign_id, created_at)
         select ${id}, l.delta, debit.credits + l.after, l.reason, l.campaign_id, cast(${now} as bigint)
-        from debit, json_to_recordset(cast(${JSON.stringify(lines)} as json)) with ordinality
-          as l(delta bigint, after bigint, reason text, campaign_id bigint, n)
+        from debit, rows from (json_to_recordset(cast(${JSON.stringify(lines)} as json))
+          as (delta bigint, after bigint, reason text, campaign_id bigint)) with ordinality
+          as l(delta, after, reason, campaign_id, n)
         -- In the group's order, so that the ledger's ids follow its balances.
         order by l.n
       )

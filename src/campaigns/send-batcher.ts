@@ -55,9 +55,15 @@ export function createSendBatcher<S = never, E = never>(
      * statement for the group costs less than one per send.
      */
     written?: (tx: Executor, entries: E[]) => Promise<void>;
+    /**
+     * Told when `writeTogether` failed (a statement's error, not a refusal such as an account that cannot pay
+     * them all): the group is still written one by one, so nothing is lost, but every group costing twice is a
+     * defect to be seen.
+     */
+    failedTogether?: (error: unknown) => void;
   } = {},
 ) {
-  const { maxJobs = 64, writeTogether, written } = options;
+  const { maxJobs = 64, writeTogether, written, failedTogether } = options;
 
   /** The entries of the jobs that succeeded with `values` (in order), written in `tx`. */
   async function writeEntries(tx: Executor, jobs: Job<S, E>[], values: unknown[]): Promise<void> {
@@ -78,6 +84,7 @@ export function createSendBatcher<S = never, E = never>(
           tx,
           jobs.map((job) => job.together!),
         ).catch((error: unknown) => {
+          failedTogether?.(error);
           throw new NotTogether('the group was not written together', { cause: error });
         });
         if (values === undefined) throw new NotTogether('the group cannot be written together');

@@ -97,6 +97,11 @@ export function createSendingService(deps: {
   credits: Pick<CreditsService, 'debit' | 'payable' | 'billedAccounts' | 'debitMany'>;
   links: Pick<LinksService, 'allocate' | 'store'>;
   delivery: Pick<DeliveryService, 'enqueue' | 'enqueueMany' | 'dueBacklog'>;
+  /**
+   * Told when sends arriving together could not be written together because a statement failed (they are then
+   * written one by one): logged, since every group then costs twice.
+   */
+  failedTogether?: (error: unknown) => void;
   /** Told after a send's commit, with how many messages it queued (a nudge to the delivery worker). */
   queued?: (messages: number) => void;
   /** Told after the commit of a send whose debit crossed the balance-alert trigger (a nudge to the alert worker). */
@@ -207,6 +212,7 @@ export function createSendingService(deps: {
   const batcher = createSendBatcher<SmallSend, AuditEntry>(db, {
     writeTogether,
     written: (tx, entries) => audit.recordMany(tx, entries),
+    failedTogether: deps.failedTogether,
   });
   const messageCaps = createMessageCaps({ timezone: config.TIMEZONE });
 

@@ -6,6 +6,15 @@ import { describeEachDialect } from '../helpers/harness.ts';
 describeEachDialect('send batcher', (h) => {
   const insertList = (tx: Executor, accountId: number, name: string) =>
     tx.insertInto('lists').values({ account_id: accountId, name, created_at: 0 }).execute();
+  const listNames = async (accountId: number) =>
+    (
+      await h()
+        .deps.store.db.selectFrom('lists')
+        .select('name')
+        .where('account_id', '=', accountId)
+        .orderBy('id')
+        .execute()
+    ).map((n) => n.name);
 
   it('sends submitted together share one transaction; a failing one is rolled back alone', async () => {
     const a = await h().account();
@@ -29,13 +38,7 @@ describeEachDialect('send batcher', (h) => {
       'three',
     ]);
     expect(new Set(seen).size).toBe(1);
-    const names = await db
-      .selectFrom('lists')
-      .select('name')
-      .where('account_id', '=', a.id)
-      .orderBy('id')
-      .execute();
-    expect(names.map((n) => n.name)).toEqual(['one', 'three']);
+    expect(await listNames(a.id)).toEqual(['one', 'three']);
   });
 
   it('a send alone is its own transaction and its failure stores nothing', async () => {
@@ -49,5 +52,29 @@ describeEachDialect('send batcher', (h) => {
       }),
     ).rejects.toThrow('no');
     expect(await db.selectFrom('lists').select('name').where('account_id', '=', a.id).execute()).toEqual([]);
+  });
+
+  it('a group whose statement fails is told and written again one by one, nothing lost', async () => {
+    const a = await h().account();
+    const db = h().deps.store.db;
+    const failures: unknown[] = [];
+    const batcher = createSendBatcher<string>(db, {
+      writeTogether: async (tx, names) => {
+        await insertList(tx, a.id, `together ${names.join(',')}`);
+        throw new Error('syntax error at or near ")"');
+      },
+      failedTogether: (error) => failures.push(error),
+    });
+    const alone = (name: string) => async (tx: Executor) => {
+      await insertList(tx, a.id, name);
+      return name;
+    };
+    const values = await Promise.all([
+      batcher.submit(alone('one'), 'one'),
+      batcher.submit(alone('two'), 'two'),
+    ]);
+    expect(values).toEqual(['one', 'two']);
+    expect(failures.map((e) => (e as Error).message)).toEqual(['syntax error at or near ")"']);
+    expect(await listNames(a.id)).toEqual(['one', 'two']);
   });
 });

@@ -30,6 +30,10 @@ describeEachDialect('sends written together', (h) => {
       Array.from({ length: 40 }, (_, i) => 999 - i),
     );
     expect((await call(h().app, 'GET', '/credits', { token: a.token })).body.credits).toBe(960);
+    // Written together indeed: a group whose statement fails is written again one by one, and says so.
+    expect(h().logged.map((line) => line.msg)).not.toContain(
+      'sends arriving together were written one by one: their statement failed',
+    );
 
     const db = h().deps.store.db;
     const ledger = await db

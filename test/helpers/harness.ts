@@ -24,6 +24,8 @@ export interface Harness {
   deps: Deps;
   app: App;
   clock: ManualClock;
+  /** What the process logged at warn or above (the latest 200 lines, parsed): a test can check nothing went wrong. */
+  logged: { level: number; msg: string; err?: { message?: string } }[];
   /** Creates an account with credits and returns its id and a token. */
   account(options?: { credits?: number; parentId?: number; unlimited?: boolean }): Promise<TestAccount>;
   close(): Promise<void>;
@@ -87,7 +89,17 @@ export async function createHarness(
     store = await openStore(config.DATABASE_URL);
     await options.beforeMigrations(store);
   }
-  const deps = await createDeps(config, { clock, logger: pino({ level: 'silent' }), store });
+  const logged: Harness['logged'] = [];
+  const logger = pino(
+    { level: 'warn' },
+    {
+      write(line: string) {
+        logged.push(JSON.parse(line));
+        if (logged.length > 200) logged.shift();
+      },
+    },
+  );
+  const deps = await createDeps(config, { clock, logger, store });
   const app = buildApi({ config, logger: deps.logger, services: deps.services });
   await app.ready();
   return {
@@ -97,6 +109,7 @@ export async function createHarness(
     deps,
     app,
     clock,
+    logged,
     async account(options = {}) {
       accountCounter++;
       const created = await deps.services.accounts.createAccount({
