@@ -157,6 +157,9 @@ const tableColumns: [keyof PostgresStats['tables'][string], string][] = [
   ['n_tup_del', 'deleted'],
 ];
 
+/** Rollbacks per message above which a round is flagged: the sessions' own reads roll back none. */
+const rollbacksOfConcern = 0.001;
+
 /** PostgreSQL's statistics of a round (or their medians), per accepted message: lines to print. */
 export function postgresStatsLines(stats: PostgresStats): string[] {
   const d = stats.perMessage;
@@ -168,6 +171,13 @@ export function postgresStatsLines(stats: PostgresStats): string[] {
       `${fmt(d.tup_updated, 2)}, deleted ${fmt(d.tup_deleted, 2)}; blocks hit ${fmt(d.blks_hit, 1)}, read ${fmt(d.blks_read, 2)}`,
   ];
   if (stats.statementsNote) lines.push(stats.statementsNote);
+  // Nothing in a bench round is refused, so a rollback is a write that failed and fell back: a group of sends
+  // written again one by one (the gateway's log says so), at twice the cost. It hid a broken statement once.
+  if (d.xact_rollback > rollbacksOfConcern) {
+    lines.push(
+      `WARNING: ${fmt(d.xact_rollback * 1000, 1)} rollbacks per 1,000 messages: some write fails and falls back; see the gateway's log (BENCH_PIPELINE_KEEP=1)`,
+    );
+  }
   const tables = Object.entries(stats.tables).sort(
     ([, a], [, b]) => b.seq_tup_read + b.idx_tup_fetch - (a.seq_tup_read + a.idx_tup_fetch),
   );
