@@ -5,7 +5,8 @@
 //     wake-ups through the database (LISTEN/NOTIFY) alone. Single sends at BENCH_NODES_RATE (300) per second
 //     for BENCH_NODES_SECONDS (10), each DLR webhook timed from the start of its send: p50, p99 and max.
 //   throughput: for each count in BENCH_NODES_COUNTS (1,2), that many nodes of each role on a fresh schema,
-//     single sends at saturation (64 connections spread over the API nodes) for BENCH_NODES_LOAD_SECONDS (10):
+//     single sends at saturation (64 connections spread over the API nodes; BENCH_NODES_THROUGHPUT_RATE: at that
+//     rate in all instead) for BENCH_NODES_LOAD_SECONDS (10):
 //     sends accepted per second, and DLR webhooks per second from the first send to the last webhook.
 // BENCH_NODES_KINDS picks (latency,throughput). Exits non-zero when a message got no webhook or two.
 // PostgreSQL: BENCH_PG_URL, else PG_TEST_URL, else the local `test` database; each round works in a schema of
@@ -293,6 +294,8 @@ async function latency(base: string): Promise<boolean> {
  */
 async function throughput(base: string, count: number) {
   const seconds = setting('BENCH_NODES_LOAD_SECONDS', 10);
+  // Unset: saturation. Set: that many sends a second in all, to compare CPU per message at one rate.
+  const rate = process.env.BENCH_NODES_THROUGHPUT_RATE ? setting('BENCH_NODES_THROUGHPUT_RATE', 1) : undefined;
   const connections = 64;
   return withRound(base, count, {}, 10_000_000, async ({ arrivals, apiUrls, token, nodes, database }) => {
     const numbers: string[] = [];
@@ -305,6 +308,7 @@ async function throughput(base: string, count: number) {
         return autocannon({
           url: `${url}/send`,
           connections: Math.ceil(connections / apiUrls.length),
+          ...(rate === undefined ? {} : { overallRate: rate / apiUrls.length }),
           duration: seconds,
           method: 'POST',
           headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
