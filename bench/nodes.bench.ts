@@ -5,7 +5,7 @@
 //     wake-ups through the database (LISTEN/NOTIFY) alone. Single sends at BENCH_NODES_RATE (300) per second
 //     for BENCH_NODES_SECONDS (10), each DLR webhook timed from the start of its send: p50, p99 and max.
 //   throughput: for each count in BENCH_NODES_COUNTS (1,2), that many nodes of each role on a fresh schema,
-//     single sends at saturation (64 connections spread over the API nodes; BENCH_NODES_THROUGHPUT_RATE: at that
+//     single sends at saturation (BENCH_NODES_CONNECTIONS, 64, spread over the API nodes; BENCH_NODES_THROUGHPUT_RATE: at that
 //     rate in all instead) for BENCH_NODES_LOAD_SECONDS (10):
 //     sends accepted per second, and DLR webhooks per second from the first send to the last webhook.
 // BENCH_NODES_KINDS picks (latency,throughput). Exits non-zero when a message got no webhook or two.
@@ -295,8 +295,12 @@ async function latency(base: string): Promise<boolean> {
 async function throughput(base: string, count: number) {
   const seconds = setting('BENCH_NODES_LOAD_SECONDS', 10);
   // Unset: saturation. Set: that many sends a second in all, to compare CPU per message at one rate.
-  const rate = process.env.BENCH_NODES_THROUGHPUT_RATE ? setting('BENCH_NODES_THROUGHPUT_RATE', 1) : undefined;
-  const connections = 64;
+  const rate = process.env.BENCH_NODES_THROUGHPUT_RATE
+    ? setting('BENCH_NODES_THROUGHPUT_RATE', 1)
+    : undefined;
+  // Spread over the API nodes: two API processes each write groups of sends half as large unless the clients
+  // keep more sends in flight (BENCH_NODES_CONNECTIONS).
+  const connections = setting('BENCH_NODES_CONNECTIONS', 64);
   return withRound(base, count, {}, 10_000_000, async ({ arrivals, apiUrls, token, nodes, database }) => {
     const numbers: string[] = [];
     // CPU from the load's start to the last webhook: each role's processes, and PostgreSQL's backends.
@@ -337,6 +341,7 @@ async function throughput(base: string, count: number) {
     const seconds2 = (last - t0) / 1000;
     return {
       count,
+      connections,
       accepted,
       failed,
       perApi,
@@ -364,7 +369,7 @@ export async function run(): Promise<void> {
       if (!round) return;
       rounds.push(round);
       console.log(
-        `throughput: ${count} node(s) of each role, 64 connections over ${count} API node(s): ` +
+        `throughput: ${count} node(s) of each role, ${round.connections} connections over ${count} API node(s): ` +
           `${round.accepted} sends accepted (${round.acceptedPerSecond.toFixed(0)}/s; by API node ${round.perApi.join(' + ')}), ${round.failed} refused or failed; ` +
           `DLR webhooks ${round.webhooksPerSecond.toFixed(0)}/s, the last ${round.lastWebhookSeconds.toFixed(1)} s after the first send; ` +
           `${round.missing} accepted without a webhook, ${round.twice} with two or more`,
