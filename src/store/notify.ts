@@ -69,6 +69,16 @@ export function postgresNudges(options: {
   let open = false;
   let failures = 0;
   let retry: NodeJS.Timeout | undefined;
+  /** The last statement sent on `client`: the next waits for it, so the connection has one query at a time. */
+  let busy: Promise<unknown> = Promise.resolve();
+
+  /** Runs `text` on `on` once its statements before have answered (pg queues them itself, deprecated). */
+  function serial(on: pg.Client, text: string, values?: unknown[]): Promise<unknown> {
+    const run = () => on.query(text, values);
+    const sent = busy.then(run, run);
+    busy = sent.catch(() => {});
+    return sent;
+  }
 
   function notify(topic: string): void {
     if (closed) return;
@@ -79,8 +89,7 @@ export function postgresNudges(options: {
     }
     const current = client!;
     inFlight.add(topic);
-    current
-      .query('select pg_notify($1, $2)', [nudgeChannel(schema, topic), ''])
+    serial(current, 'select pg_notify($1, $2)', [nudgeChannel(schema, topic), ''])
       .catch(() => {})
       .finally(() => {
         inFlight.delete(topic);
@@ -118,6 +127,7 @@ export function postgresNudges(options: {
       connectionTimeoutMillis: connectTimeoutMs,
     });
     client = next;
+    busy = Promise.resolve();
     next.on('error', (error) => lost(next, error));
     next.on('end', () => lost(next));
     next.on('notification', (message) => {
@@ -153,7 +163,7 @@ export function postgresNudges(options: {
       if (!client && !retry) connect();
       else if (client && open) {
         const current = client;
-        current.query(listenSql(topic)).catch((error: Error) => lost(current, error));
+        serial(current, listenSql(topic)).catch((error: Error) => lost(current, error));
       }
       // Otherwise the connection being opened LISTENs to it once connected.
     },
