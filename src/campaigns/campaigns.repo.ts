@@ -86,13 +86,15 @@ export const campaignsRepo = {
 
   /**
    * PostgreSQL only: `n` ids drawn from the campaigns' sequence in one statement, for sends written together
-   * (`insertWithIds`). The sequence is named once per process.
+   * (`insertWithIds`). The sequence is named once per process, as its schema's search path shows it: without
+   * the schema, so that every store a process opens (each test's schema) draws from its own.
    */
   async reserveIds(db: Executor, n: number): Promise<number[]> {
-    sequence ??= String(
-      (await sql<{ name: string }>`select pg_get_serial_sequence('campaigns', 'id') as name`.execute(db))
-        .rows[0].name,
-    );
+    if (sequence === undefined) {
+      const { rows } = await sql<{ name: string }>`
+        select cast(cast(pg_get_serial_sequence('campaigns', 'id') as regclass) as text) as name`.execute(db);
+      sequence = rows[0].name;
+    }
     const { rows } = await sql<{ id: number }>`select nextval(${sequence}::regclass) as id
       from generate_series(1, ${n})`.execute(db);
     return rows.map((r) => Number(r.id));
