@@ -10,6 +10,7 @@ import { createTokensService } from './accounts/tokens.service.ts';
 import { createAuditService } from './audit/audit.service.ts';
 import { createCampaignsService } from './campaigns/campaigns.service.ts';
 import { createListsService } from './campaigns/lists.service.ts';
+import { failedTogetherMessage } from './campaigns/send-batcher.ts';
 import { createSendingService } from './campaigns/sending.service.ts';
 import { type Config, durationMs } from './config.ts';
 import { createConsoleService } from './console/console.service.ts';
@@ -327,8 +328,7 @@ export async function createDeps(
     credits,
     links,
     delivery,
-    failedTogether: (error) =>
-      logger.error({ err: error }, 'sends arriving together were written one by one: their statement failed'),
+    failedTogether: (error) => logger.error({ err: error }, failedTogetherMessage),
     queued: (messages) => {
       nudges.send('messages');
       ops.metrics?.sends.accepted(messages);

@@ -28,6 +28,10 @@ interface Job<S, E> {
  */
 export type WriteTogether<S> = (tx: Executor, sends: S[]) => Promise<unknown[] | undefined>;
 
+/** What is logged when a group's `writeTogether` failed (`failedTogether`): tests look for it. */
+export const failedTogetherMessage =
+  'sends arriving together were written one by one: their statement failed';
+
 /** Thrown inside a group's transaction to roll it back when its sends cannot be written together. */
 class NotTogether extends Error {}
 

@@ -2,6 +2,7 @@
 // statement, the account's balance debited once for the group): every send keeps the effects and the answer it
 // would have had alone, on both dialects.
 import { expect, it } from 'vitest';
+import { failedTogetherMessage } from '../../src/campaigns/send-batcher.ts';
 import { call, describeEachDialect, type TestAccount } from '../helpers/harness.ts';
 
 const number = (n: number) => `336${String(20000000 + n).padStart(8, '0')}`;
@@ -31,9 +32,7 @@ describeEachDialect('sends written together', (h) => {
     );
     expect((await call(h().app, 'GET', '/credits', { token: a.token })).body.credits).toBe(960);
     // Written together indeed: a group whose statement fails is written again one by one, and says so.
-    expect(h().logged.map((line) => line.msg)).not.toContain(
-      'sends arriving together were written one by one: their statement failed',
-    );
+    expect(h().logged.map((line) => line.msg)).not.toContain(failedTogetherMessage);
 
     const db = h().deps.store.db;
     const ledger = await db
