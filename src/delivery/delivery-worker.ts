@@ -66,6 +66,10 @@ export interface DeliveryWorkerMetrics {
   receipt(receipt: Receipt): void;
 }
 
+/** Logged when submit outcomes and receipts failed to be written together and were then written apart. */
+export const outcomesApartMessage =
+  'submit outcomes and receipts could not be written together, and were written apart';
+
 /** Messages closed for want of a receipt per transaction, and transactions per sweep. */
 const receiptTimeoutBatchSize = 1000;
 const maxReceiptTimeoutBatches = 5;
@@ -124,6 +128,9 @@ export function createDeliveryWorker(deps: {
           if (dlrs.status === 'fulfilled') receipts = [];
           if (submits.status === 'rejected') throw submits.reason;
           if (dlrs.status === 'rejected') throw dlrs.reason;
+          // Both landed apart: the write together failed for a reason of its own, which costs every batch
+          // twice and would go unseen otherwise.
+          log.warn({ err: error }, outcomesApartMessage);
         }
       });
       recorded();

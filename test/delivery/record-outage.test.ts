@@ -1,9 +1,11 @@
 // A worker that cannot record stops instead of running ahead, on SQLite: the database refuses every write
 // (`PRAGMA query_only`, SQLITE_READONLY, on the process's one connection) while the delivery worker or the
 // webhook dispatcher is mid-run. What it already did is kept and recorded once writes land again, nothing more
-// goes out meanwhile than it held, and nothing is sent twice.
+// goes out meanwhile than it held, and nothing is sent twice. And a write that fails only together (outcomes
+// with receipts) but lands apart is said, since it costs every batch twice.
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
+import { outcomesApartMessage } from '../../src/delivery/delivery-worker.ts';
 import { createTransport } from '../../src/delivery/transports.ts';
 import type { Log } from '../../src/shared/log.ts';
 import { createDispatcher } from '../../src/webhooks/dispatcher.ts';
@@ -97,6 +99,39 @@ describe('records that fail [sqlite]', () => {
       .where('type', '=', 'DLR')
       .executeTakeFirstOrThrow();
     expect(Number(events.n)).toBe(size);
+  });
+
+  it('outcomes and receipts that fail together but land apart are all recorded, and the worker says so', async () => {
+    const h = await createHarness('sqlite');
+    cleanups.push(() => h.close());
+    const a = await h.account({ credits: 10_000 });
+    const size = 200;
+    const ticket = await send(h, a.token, size);
+    const log = recordingLog();
+    const delivery = h.deps.services.delivery;
+    // A write of both kinds at once fails, as a statement of its own would; each kind alone lands.
+    const together: typeof delivery = Object.create(delivery);
+    together.recordOutcomes = async (results, receipts) => {
+      if (results.length > 0 && receipts.length > 0) throw new Error('the two writes cannot go together');
+      return delivery.recordOutcomes(results, receipts);
+    };
+    const services = { ...h.deps.services, delivery: together };
+    const worker = testDeliveryWorker(
+      { ...h, deps: { ...h.deps, services } },
+      deliveringSimulator(),
+      {},
+      log,
+    );
+    await worker.start();
+    cleanups.push(() => worker.stop());
+    await waitFor(
+      async () => (await states(h, ticket)).every((s) => s === 'delivered'),
+      'every message delivered',
+      20_000,
+    );
+    const apart = log.lines.filter((l) => l.msg === outcomesApartMessage);
+    expect(apart.length).toBeGreaterThan(0);
+    expect((apart[0].obj.err as Error).message).toBe('the two writes cannot go together');
   });
 
   it('a webhook dispatcher that cannot record starts no request, keeps its attempts, and records them once writes land: each webhook sent once', async () => {
