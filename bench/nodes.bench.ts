@@ -5,8 +5,8 @@
 //     wake-ups through the database (LISTEN/NOTIFY) alone. Single sends at BENCH_NODES_RATE (300) per second
 //     for BENCH_NODES_SECONDS (10), each DLR webhook timed from the start of its send: p50, p99 and max.
 //   throughput: for each count in BENCH_NODES_COUNTS (1,2), that many nodes of each role on a fresh schema,
-//     single sends at saturation (BENCH_NODES_CONNECTIONS, 64, spread over the API nodes; BENCH_NODES_THROUGHPUT_RATE: at that
-//     rate in all instead) for BENCH_NODES_LOAD_SECONDS (10):
+//     single sends at saturation (BENCH_NODES_CONNECTIONS, 64, spread over the API nodes; with
+//     BENCH_NODES_THROUGHPUT_RATE, at that rate in all instead) for BENCH_NODES_LOAD_SECONDS (10):
 //     sends accepted per second, and DLR webhooks per second from the first send to the last webhook.
 // BENCH_NODES_KINDS picks (latency,throughput). Exits non-zero when a message got no webhook or two.
 // PostgreSQL: BENCH_PG_URL, else PG_TEST_URL, else the local `test` database; each round works in a schema of
