@@ -562,17 +562,29 @@ describe('under the supervisor, the API process answers for every process', () =
   it('a process that does not answer is reported not ready and its metrics missing, within seconds, never a hang', async () => {
     process.kill(pids.delivery, 'SIGSTOP');
     try {
-      const startedAt = Date.now();
-      const ready = await fetch(`${apiUrl}/ready`);
-      expect(ready.status).toBe(503);
-      const body = (await ready.json()) as { details: string; checks: Record<string, string> };
-      expect(body.checks.delivery).toBe('no answer within 1000 ms');
-      expect(body.checks.webhooks).toBe('ok');
-      const families = parseExposition(await (await fetch(`${apiUrl}/metrics`)).text());
-      expect(Date.now() - startedAt).toBeLessThan(5_000);
-      expect(sampleValue(families, 'pigeon_process_up', { role: 'delivery' })).toBe(0);
-      expect(sampleValue(families, 'pigeon_db_pool_open_connections', { role: 'delivery' })).toBeUndefined();
-      expect(sampleValue(families, 'pigeon_db_pool_open_connections', { role: 'webhooks' })).toBe(1);
+      // Every answer comes within seconds. The live webhooks process may itself stall past its second on a
+      // loaded machine; that is reported truthfully too, so the question is asked again until it answers.
+      const timed = async <T>(ask: () => Promise<T>): Promise<T> => {
+        const startedAt = Date.now();
+        const answer = await ask();
+        expect(Date.now() - startedAt).toBeLessThan(5_000);
+        return answer;
+      };
+      await waitFor(async () => {
+        const ready = await timed(() => fetch(`${apiUrl}/ready`));
+        expect(ready.status).toBe(503);
+        const body = (await ready.json()) as { details: string; checks: Record<string, string> };
+        expect(body.checks.delivery).toBe('no answer within 1000 ms');
+        return body.checks.webhooks === 'ok';
+      }, 'the stopped delivery process reported, the webhooks process answering');
+      await waitFor(async () => {
+        const families = parseExposition(await timed(async () => (await fetch(`${apiUrl}/metrics`)).text()));
+        expect(sampleValue(families, 'pigeon_process_up', { role: 'delivery' })).toBe(0);
+        expect(
+          sampleValue(families, 'pigeon_db_pool_open_connections', { role: 'delivery' }),
+        ).toBeUndefined();
+        return sampleValue(families, 'pigeon_db_pool_open_connections', { role: 'webhooks' }) === 1;
+      }, 'the metrics without the stopped process, with the webhooks process');
     } finally {
       process.kill(pids.delivery, 'SIGCONT');
     }
