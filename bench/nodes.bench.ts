@@ -7,7 +7,8 @@
 //   throughput: for each count in BENCH_NODES_COUNTS (1,2), that many nodes of each role on a fresh schema,
 //     single sends at saturation (BENCH_NODES_CONNECTIONS, 64, spread over the API nodes; with
 //     BENCH_NODES_THROUGHPUT_RATE, at that rate in all instead) for BENCH_NODES_LOAD_SECONDS (10):
-//     sends accepted per second, and DLR webhooks per second from the first send to the last webhook.
+//     sends accepted per second, and DLR webhooks per second from the first send to the last webhook; after a
+//     warm-up load of the same shape for BENCH_NODES_WARMUP_SECONDS (5; 0 measures from cold processes).
 // BENCH_NODES_KINDS picks (latency,throughput). Exits non-zero when a message got no webhook or two.
 // PostgreSQL: BENCH_PG_URL, else PG_TEST_URL, else the local `test` database; each round works in a schema of
 // its own, dropped at its end.
@@ -20,11 +21,12 @@ import { autocannon } from './autocannon.ts';
 import { ProcessSampler } from './pipeline/measure.ts';
 import { PostgresRound } from './pipeline/postgres.ts';
 
-function setting(name: string, fallback: number): number {
+function setting(name: string, fallback: number, zero = false): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a number > 0, not ${raw}`);
+  if (!Number.isFinite(value) || value < 0 || (value === 0 && !zero))
+    throw new Error(`${name} must be a number ${zero ? '≥' : '>'} 0, not ${raw}`);
   return value;
 }
 
@@ -301,34 +303,45 @@ async function throughput(base: string, count: number) {
   // Spread over the API nodes: two API processes each write groups of sends half as large unless the clients
   // keep more sends in flight (BENCH_NODES_CONNECTIONS).
   const connections = setting('BENCH_NODES_CONNECTIONS', 64);
+  // Each process starts cold: its first seconds of load are compiled and optimized code, paid once per
+  // process, so a short round from cold charges two nodes of each role twice the warm-up of one. A warm-up
+  // load of the same shape goes first (its webhooks awaited, then left out of every figure).
+  const warmupSeconds = setting('BENCH_NODES_WARMUP_SECONDS', 5, true);
   return withRound(base, count, {}, 10_000_000, async ({ arrivals, apiUrls, token, nodes, database }) => {
+    let next = 0;
+    const load = (duration: number, numbers: string[]) =>
+      Promise.all(
+        apiUrls.map((url, a) =>
+          autocannon({
+            url: `${url}/send`,
+            connections: Math.ceil(connections / apiUrls.length),
+            ...(rate === undefined ? {} : { overallRate: rate / apiUrls.length }),
+            duration,
+            method: 'POST',
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+            requests: [
+              {
+                setupRequest: (request: Record<string, unknown>) => {
+                  // Each API node numbers its own range: every message has a destination of its own.
+                  const number = `336${String(40_000_000 + a * 5_000_000 + next++)}`;
+                  numbers.push(number);
+                  return { ...request, body: sendBody(number) };
+                },
+              },
+            ],
+          }),
+        ),
+      );
+    if (warmupSeconds > 0) {
+      const warmed: string[] = [];
+      await load(warmupSeconds, warmed);
+      await awaitWebhooks(arrivals, warmed, 120_000);
+    }
     const numbers: string[] = [];
     // CPU from the load's start to the last webhook: each role's processes, and PostgreSQL's backends.
     const measured = await measureCpu(nodes, database);
     const t0 = performance.now();
-    const results = await Promise.all(
-      apiUrls.map((url, a) => {
-        let next = 0;
-        return autocannon({
-          url: `${url}/send`,
-          connections: Math.ceil(connections / apiUrls.length),
-          ...(rate === undefined ? {} : { overallRate: rate / apiUrls.length }),
-          duration: seconds,
-          method: 'POST',
-          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-          requests: [
-            {
-              setupRequest: (request: Record<string, unknown>) => {
-                // Each API node numbers its own range: every message has a destination of its own.
-                const number = `336${String(40_000_000 + a * 5_000_000 + next++)}`;
-                numbers.push(number);
-                return { ...request, body: sendBody(number) };
-              },
-            },
-          ],
-        });
-      }),
-    );
+    const results = await load(seconds, numbers);
     const loadSeconds = (performance.now() - t0) / 1000;
     const accepted = results.reduce((sum, r) => sum + r['2xx'], 0);
     const perApi = results.map((r) => r['2xx']);
