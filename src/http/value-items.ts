@@ -10,6 +10,12 @@ export const valueObjectPaths: ReadonlySet<string> = new Set([
   'npai.contacts.gsm',
 ]);
 
+/** The same paths split once: every JSON request body is walked along them. */
+const valueObjectKeys = [...valueObjectPaths].map((path) => {
+  const keys = path.split('.');
+  return { parents: keys.slice(0, -1), last: keys[keys.length - 1] };
+});
+
 const objectAt = (node: unknown, key: string): Record<string, unknown> | undefined => {
   const child = (node as Record<string, unknown>)[key];
   return child !== null && typeof child === 'object' && !Array.isArray(child)
@@ -24,11 +30,10 @@ const objectAt = (node: unknown, key: string): Record<string, unknown> | undefin
  */
 export function bareValuesToObjects(body: unknown): unknown {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return body;
-  for (const path of valueObjectPaths) {
-    const keys = path.split('.');
+  for (const { parents, last } of valueObjectKeys) {
     let node: Record<string, unknown> | undefined = body as Record<string, unknown>;
-    for (const key of keys.slice(0, -1)) node = node && objectAt(node, key);
-    const items = node?.[keys[keys.length - 1]];
+    for (const key of parents) node = node && objectAt(node, key);
+    const items = node?.[last];
     if (!Array.isArray(items)) continue;
     for (let i = 0; i < items.length; i++) {
       const item = items[i];
