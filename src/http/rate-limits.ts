@@ -242,10 +242,13 @@ export function registerRateLimits(app: App, options: RateLimitOptions, clock: C
 
     async authenticate(request, credentialGiven, authenticate, kind = 'password') {
       const { ip, token, brake } = limiters();
-      let braked: ApiError | undefined;
-      if (brake) {
-        braked = await brakedError(request, brake);
-        if (braked && (kind === 'password' || !credentialGiven)) throw braked;
+      // A braked address is refused before any password is checked, and before a request without credentials
+      // is. A token is checked first, and the brake looked at only when the token is refused: a look on every
+      // request cost each send 5 µs of the API's 250 (a profile of the send bench).
+      const brakedFirst = brake !== undefined && (kind === 'password' || !credentialGiven);
+      if (brakedFirst) {
+        const braked = await brakedError(request, brake);
+        if (braked) throw braked;
       }
       let auth: AuthContext;
       try {
@@ -253,6 +256,8 @@ export function registerRateLimits(app: App, options: RateLimitOptions, clock: C
       } catch (error) {
         // A refusal (-1 at HTTP 200), not a 429 of the password checks' own queue.
         if (isRefusal(error)) {
+          // Looked at before this refusal counts, as it was when it was looked at before the check.
+          const braked = brake && !brakedFirst ? await brakedError(request, brake) : undefined;
           if (brake && credentialGiven) await brake(request);
           if (ip) await countIp(request, ip);
           // A braked address's wrong token is answered as braked (429), and prolongs nothing: the window is fixed.
