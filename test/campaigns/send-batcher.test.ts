@@ -51,7 +51,7 @@ describeEachDialect('send batcher', (h) => {
         throw new Error('no');
       }),
     ).rejects.toThrow('no');
-    expect(await db.selectFrom('lists').select('name').where('account_id', '=', a.id).execute()).toEqual([]);
+    expect(await listNames(a.id)).toEqual([]);
   });
 
   it('a group whose statement fails is told and written again one by one, nothing lost', async () => {
