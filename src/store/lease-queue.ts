@@ -151,6 +151,19 @@ export function leaseQueue<T extends LeasedTable>(spec: LeaseQueueSpec<T>) {
     },
 
     /**
+     * Whether any row is due: a plain read, locking nothing, so that a caller finding none (most passes of an
+     * idle or caught-up queue) spares itself a transaction.
+     */
+    async anyDue(db: Executor, now: number): Promise<boolean> {
+      const rows = await runPrepared(db, `${table}.anyDue`, (q) => dueRows(q, 'sqlite', ['id'], 0), [
+        waiting,
+        now,
+        1,
+      ]);
+      return rows.length > 0;
+    },
+
+    /**
      * Up to `limit` due rows, oldest due first, for a caller that picks among them before it leases them
      * (`lease`); on PostgreSQL they stay locked until its transaction ends, and other workers skip them.
      */

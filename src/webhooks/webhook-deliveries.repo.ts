@@ -211,6 +211,11 @@ export const webhookDeliveriesRepo = {
     }
   },
 
+  /** Whether a pending delivery is due: a plain read (dueDeliveries locks what it reads). */
+  anyDue(db: Executor, now: number): Promise<boolean> {
+    return deliveryQueue.anyDue(db, now);
+  },
+
   /** Due pending deliveries, oldest due first, skipping the listed webhooks; locked as eventsToFanOut. */
   dueDeliveries(
     db: Executor,

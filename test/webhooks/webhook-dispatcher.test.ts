@@ -9,6 +9,7 @@ import { createDeps, type Deps } from '../../src/deps.ts';
 import { createDispatcher, type Dispatcher } from '../../src/webhooks/dispatcher.ts';
 import { createHttpSender } from '../../src/webhooks/http-sender.ts';
 import { createUrlGuard, type UrlGuard } from '../../src/webhooks/url-guard.ts';
+import { webhookDeliveriesRepo } from '../../src/webhooks/webhook-deliveries.repo.ts';
 import type { WebhookDeliveriesService } from '../../src/webhooks/webhook-deliveries.service.ts';
 import { call, describeEachDialect, type TestAccount } from '../helpers/harness.ts';
 import { waitFor } from '../helpers/wait.ts';
@@ -350,12 +351,14 @@ describeEachDialect(
         const waitMs = delivery.next_attempt_at - clock().now();
         expect(waitMs).toBeGreaterThanOrEqual(stepMs * 0.9);
         expect(waitMs).toBeLessThanOrEqual(stepMs * 1.1);
-        // Not a millisecond early…
+        // Not a millisecond early (the claim's probe finds nothing due, and no claim runs)…
         clock().set(delivery.next_attempt_at - 1);
+        expect(await webhookDeliveriesRepo.anyDue(db(), clock().now())).toBe(false);
         await probePass(d);
         expect(r.requests).toHaveLength(n - 1);
         // …and sent once due.
         clock().set(delivery.next_attempt_at);
+        expect(await webhookDeliveriesRepo.anyDue(db(), clock().now())).toBe(true);
         d.wake();
         await waitFor(() => r.requests.length === n, `attempt ${n}`);
         await settled(d);
