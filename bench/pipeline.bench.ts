@@ -12,7 +12,8 @@
 // BENCH_PIPELINE_PG_URL's database, and PostgreSQL's CPU and statistics are counted with it
 // (bench/pipeline/postgres.ts). Rounds, each repeated BENCH_PIPELINE_ROUNDS
 // times with the gateways' order alternating:
-//   (a) saturation: single sends for BENCH_PIPELINE_SECONDS at 64 connections (wrk, 2 threads);
+//   (a) saturation: single sends for BENCH_PIPELINE_SECONDS at 64 connections (wrk, 2 threads), after the
+//       same load for BENCH_PIPELINE_WARMUP_SECONDS (15; 0 measures from a cold start), left out of the figures;
 //   (b) bulk: exactly BENCH_PIPELINE_BULK single sends, time to the last DLR callback;
 //   (c) campaign (Pigeon only): one POST /send of BENCH_PIPELINE_CAMPAIGN recipients;
 //   (d) paced: BENCH_PIPELINE_PACED_RATE sends/s for BENCH_PIPELINE_PACED_SECONDS, send → DLR latency.
@@ -59,6 +60,7 @@ function setting(name: string, fallback: number): number {
 
 const shape = {
   seconds: setting('BENCH_PIPELINE_SECONDS', 20),
+  warmupSeconds: setting('BENCH_PIPELINE_WARMUP_SECONDS', 15),
   bulk: setting('BENCH_PIPELINE_BULK', 100_000),
   campaign: setting('BENCH_PIPELINE_CAMPAIGN', 100_000),
   rounds: setting('BENCH_PIPELINE_ROUNDS', 3),
@@ -297,11 +299,11 @@ interface Measured {
  * has moved for a second (bounded: no progress for 30 s, or BENCH_PIPELINE_DRAIN_MAX_S in all). What
  * `measure` read when the counters last moved is the round's usage, so the quiet second is not in it.
  */
-async function drain(
+async function drain<M>(
   harness: Harness,
   accepted: number,
-  measure: () => Measured,
-): Promise<{ measured: Measured; drained: boolean }> {
+  measure: () => M,
+): Promise<{ measured: M; drained: boolean }> {
   const deadline = Date.now() + drainMaxSeconds * 1000;
   let last = '';
   let lastChange = Date.now();
@@ -407,6 +409,19 @@ async function measureRound(
   context: { commit: string; kannelVersion?: string },
   postgres: PostgresRound | undefined,
 ): Promise<RoundRecord> {
+  // A saturation round measures a gateway that has run a while: Pigeon's processes compile and optimize their
+  // code over their first tens of thousands of messages, and a round from cold charges that to whichever
+  // gateway is slower (it spends more of its round cold). The same load first, its callbacks awaited.
+  if (kind === 'saturation' && shape.warmupSeconds > 0) {
+    const warm = await runWrk(
+      harness,
+      gateway,
+      { maxRequests: saturationMaxPerSecond * shape.warmupSeconds, seconds: shape.warmupSeconds, rate: 0 },
+      () => {},
+    );
+    const { drained } = await drain(harness, warm.accepted, () => null);
+    if (!drained) throw new Error(`${name}'s warm-up load did not drain`);
+  }
   // The gateway's start-up (tsx compiling Pigeon, say) is over before the round starts.
   const busyBeforePercent = await waitQuiet(quietPercent, quietMaxSeconds);
   await harness.smsc.ask('reset');
