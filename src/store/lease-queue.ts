@@ -155,6 +155,7 @@ export function leaseQueue<T extends LeasedTable>(spec: LeaseQueueSpec<T>) {
      * idle or caught-up queue) spares itself a transaction.
      */
     async anyDue(db: Executor, now: number): Promise<boolean> {
+      // SQLite's form of the due rows on either database: without FOR UPDATE SKIP LOCKED.
       const rows = await runPrepared(db, `${table}.anyDue`, (q) => dueRows(q, 'sqlite', ['id'], 0), [
         waiting,
         now,

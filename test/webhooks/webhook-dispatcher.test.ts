@@ -351,7 +351,7 @@ describeEachDialect(
         const waitMs = delivery.next_attempt_at - clock().now();
         expect(waitMs).toBeGreaterThanOrEqual(stepMs * 0.9);
         expect(waitMs).toBeLessThanOrEqual(stepMs * 1.1);
-        // Not a millisecond early (the claim's probe finds nothing due, and no claim runs)…
+        // Not a millisecond early (the claim's probe finds nothing due)…
         clock().set(delivery.next_attempt_at - 1);
         expect(await webhookDeliveriesRepo.anyDue(db(), clock().now())).toBe(false);
         await probePass(d);
