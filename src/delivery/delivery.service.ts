@@ -438,7 +438,7 @@ export function createDeliveryService(deps: {
      * Leases up to `limit` due messages under this process's lease term (`leases`). One statement, yet in a
      * transaction on purpose: alone it commits before its rows travel back, and a connection cut meanwhile (a
      * PostgreSQL restart) leaves them leased under a term that lives on, never sent. In a transaction the rows
-     * come back first and only the COMMIT's answer can be lost (without it, the restart test failed in a CI run).
+     * come back first and only the COMMIT's answer can be lost.
      */
     async claim(limit: number): Promise<ClaimedMessage[]> {
       const owner = await leases.term();
