@@ -47,12 +47,13 @@ export function leaseQueue<T extends LeasedTable>(spec: LeaseQueueSpec<T>) {
   const termLeases = spec.termLeases ?? false;
 
   /**
-   * Due waiting rows, oldest due first, locked for the transaction on PostgreSQL. Its arguments start at
-   * `from`: the waiting state, now, the limit, then the values of `except`.
+   * Due waiting rows, oldest due first; with `locked` (PostgreSQL), locked for the transaction and skipping the
+   * rows others hold. Its arguments start at `from`: the waiting state, now, the limit, then the values of
+   * `except`.
    */
   function dueRows(
     q: Executor,
-    dialect: DialectName,
+    locked: boolean,
     columns: readonly string[],
     from: number,
     except?: { column: string; count: number },
@@ -64,7 +65,7 @@ export function leaseQueue<T extends LeasedTable>(spec: LeaseQueueSpec<T>) {
       .where(q.dynamic.ref(dueColumn), '<=', as(from + 1));
     if (except) query = query.where(q.dynamic.ref(except.column), 'not in', slots(from + 3, except.count));
     query = query.orderBy(q.dynamic.ref(dueColumn)).limit(as(from + 2));
-    return dialect === 'postgres' ? query.forUpdate().skipLocked() : query;
+    return locked ? query.forUpdate().skipLocked() : query;
   }
 
   /**
@@ -145,7 +146,7 @@ export function leaseQueue<T extends LeasedTable>(spec: LeaseQueueSpec<T>) {
       return runPrepared(
         db,
         `${table}.claimDue:${columns.join(',')}`,
-        (q) => leaseRows(q, columns).where('id', 'in', dueRows(q, dialect, ['id'], from)),
+        (q) => leaseRows(q, columns).where('id', 'in', dueRows(q, dialect === 'postgres', ['id'], from)),
         [...args, waiting, at.now, at.limit],
       );
     },
@@ -155,8 +156,7 @@ export function leaseQueue<T extends LeasedTable>(spec: LeaseQueueSpec<T>) {
      * idle or caught-up queue) spares itself a transaction.
      */
     async anyDue(db: Executor, now: number): Promise<boolean> {
-      // SQLite's form of the due rows on either database: without FOR UPDATE SKIP LOCKED.
-      const rows = await runPrepared(db, `${table}.anyDue`, (q) => dueRows(q, 'sqlite', ['id'], 0), [
+      const rows = await runPrepared(db, `${table}.anyDue`, (q) => dueRows(q, false, ['id'], 0), [
         waiting,
         now,
         1,
@@ -180,7 +180,7 @@ export function leaseQueue<T extends LeasedTable>(spec: LeaseQueueSpec<T>) {
       return runPrepared(
         db,
         `${table}.due:${columns.join(',')}:${left ? `${left.column}:${left.count}` : ''}`,
-        (q) => dueRows(q, dialect, columns, 0, left),
+        (q) => dueRows(q, dialect === 'postgres', columns, 0, left),
         [waiting, at.now, at.limit, ...skipped],
       );
     },

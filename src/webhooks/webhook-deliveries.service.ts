@@ -208,11 +208,11 @@ export function createWebhookDeliveriesService(deps: {
       room: (webhookId: number) => number,
       skip: number[],
     ): Promise<{ claimed: ClaimedDelivery[]; crowded: boolean }> {
-      const owner = await leases.term();
       const now = clock.now();
       // Most passes find nothing due (a fan-out leases the deliveries it makes): a plain read of the partial
-      // index spares them a transaction.
+      // index spares them a transaction, and the term its renewal.
       if (!(await webhookDeliveriesRepo.anyDue(db, now))) return { claimed: [], crowded: false };
+      const owner = await leases.term();
       return db.transaction().execute(async (tx) => {
         // Read past `limit`, so that a webhook without room at the head of the queue leaves some for others
         // (a backlog longer than that is looked past by a claim with `skip`).
