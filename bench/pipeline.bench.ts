@@ -411,25 +411,29 @@ async function measureRound(
   context: { commit: string; kannelVersion?: string },
   postgres: PostgresRound | undefined,
 ): Promise<RoundRecord> {
-  // A saturation round measures a gateway that has run a while: Pigeon's processes compile and optimize their
-  // code over their first tens of thousands of messages, and a round from cold charges that to whichever
-  // gateway is slower (it spends more of its round cold). The same load first, its callbacks awaited.
-  if (kind === 'saturation' && shape.warmupSeconds > 0) {
-    const warm = await runWrk(
-      harness,
-      gateway,
-      { maxRequests: saturationMaxPerSecond * shape.warmupSeconds, seconds: shape.warmupSeconds, rate: 0 },
-      () => {},
-    );
-    const { drained } = await drain(harness, warm.accepted, () => null);
-    if (!drained) throw new Error(`${name}'s warm-up load did not drain`);
-  }
-  // A campaign round likewise, after a smaller campaign: the big send's own code (its plan, its bulk inserts)
-  // is not the single sends'.
-  if (kind === 'campaign' && shape.campaignWarmup > 0) {
-    const warm = await runCampaign(gateway, shape.campaignWarmup, () => {});
-    const { drained } = await drain(harness, warm.accepted, () => null);
-    if (!drained) throw new Error(`${name}'s warm-up campaign did not drain`);
+  // A round measures a gateway that has run a while: Pigeon's processes compile and optimize their code over
+  // their first tens of thousands of messages, and a round from cold charges that to whichever gateway is
+  // slower (it spends more of its round cold). A saturation round follows the same load, a campaign a smaller
+  // campaign (the big send's own code, its plan and bulk inserts, is not the single sends'); their callbacks
+  // awaited.
+  const warmUp =
+    kind === 'saturation' && shape.warmupSeconds > 0
+      ? runWrk(
+          harness,
+          gateway,
+          {
+            maxRequests: saturationMaxPerSecond * shape.warmupSeconds,
+            seconds: shape.warmupSeconds,
+            rate: 0,
+          },
+          () => {},
+        )
+      : kind === 'campaign' && shape.campaignWarmup > 0
+        ? runCampaign(gateway, shape.campaignWarmup, () => {})
+        : undefined;
+  if (warmUp) {
+    const { drained } = await drain(harness, (await warmUp).accepted, () => null);
+    if (!drained) throw new Error(`${name}'s warm-up did not drain`);
   }
   // The gateway's start-up (tsx compiling Pigeon, say) is over before the round starts.
   const busyBeforePercent = await waitQuiet(quietPercent, quietMaxSeconds);
