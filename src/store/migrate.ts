@@ -37,6 +37,7 @@ import * as pricesLimits from './migrations/034-prices-limits.ts';
 import * as senderIdsContentRules from './migrations/035-sender-ids-content-rules.ts';
 import * as recovery from './migrations/036-recovery.ts';
 import * as accountLimits from './migrations/037-account-limits.ts';
+import * as partsFillfactor from './migrations/038-parts-fillfactor.ts';
 
 /** Migrations in order; each is told the dialect so column types can differ where they must. */
 export const migrations = {
@@ -77,6 +78,7 @@ export const migrations = {
   '035-sender-ids-content-rules': senderIdsContentRules,
   '036-recovery': recovery,
   '037-account-limits': accountLimits,
+  '038-parts-fillfactor': partsFillfactor,
 };
 
 /** Applies every pending migration. Safe to run from several processes at once (Kysely takes a lock). */
