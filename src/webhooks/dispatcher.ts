@@ -80,12 +80,6 @@ export function createDispatcher(deps: {
 }) {
   const { deliveries, sender, clock, log, options } = deps;
   let lastWideClaim = 0;
-  /**
-   * Whether nothing pending was due at the last look (a claim found less than it asked, and no fan-out left
-   * deliveries pending since): new events' deliveries are then leased as they are fanned out and sent at
-   * once. Otherwise they wait pending behind the older ones, which claims take oldest due first.
-   */
-  let nothingDue = false;
   let held = 0;
   const slots = new Map<number, WebhookSlot>();
   /** Set once stop() cuts what is still in flight: cut requests are given back, not counted. */
@@ -225,18 +219,23 @@ export function createDispatcher(deps: {
     },
     async step() {
       if (!(await recordWrites.writable())) return false;
-      const room = options.maxClaimed - held;
-      const fanned = await deliveries.fanOut(
-        options.fanOutBatch,
-        nothingDue && room > 0 ? { events: room, room: roomOf } : undefined,
-      );
-      for (const delivery of fanned.claimed) enqueue(delivery);
-      if (fanned.leftPending) nothingDue = false;
+      // Due deliveries first (retries, and any a fan-out left pending), oldest due first.
       const free = options.maxClaimed - held;
       const claimed = free > 0 ? await claim(free) : 0;
-      if (free > 0) nothingDue = claimed < free;
+      // Then new events, made deliveries only as this process can send them: as many as the room the claim
+      // left, leased at once. A delivery written pending would cost a claim's update of its row before it is
+      // sent. Events wait in the outbox meanwhile (while this process is full), where any dispatcher with
+      // room takes them.
+      const room = options.maxClaimed - held;
+      let moreEvents = false;
+      if (claimed < free && room > 0) {
+        const batch = Math.min(options.fanOutBatch, room);
+        const fanned = await deliveries.fanOut(batch, { events: room, room: roomOf });
+        for (const delivery of fanned.claimed) enqueue(delivery);
+        moreEvents = fanned.events >= batch;
+      }
       // Look again at once while there is more to take; else wait for a slot, new work, or the poll.
-      return free > 0 && (fanned.events >= options.fanOutBatch || claimed >= free);
+      return (free > 0 && claimed >= free) || (moreEvents && held < options.maxClaimed);
     },
     onError: (error) => log.error({ err: error }, 'webhook dispatch loop failed; retrying'),
   });

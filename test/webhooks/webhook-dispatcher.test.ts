@@ -846,6 +846,31 @@ describeEachDialect(
       await settled(d);
     });
 
+    it('new events become deliveries only as the dispatcher has room to send them: the rest wait as events', async () => {
+      const a = await h().account();
+      const slow = await receiver(() => ({ hang: true }));
+      const w = await webhook(a, 'MO', slow.url());
+      const events = 20;
+      for (let i = 0; i < events; i++) await emit(a.id, 'MO', { n: i });
+      const d = dispatcher({ maxClaimed: 4, pollMs: 60 * minute, requestTimeoutMs: 60 * second });
+      d.wake();
+      await waitFor(() => slow.requests.length === 4, 'the first four requests');
+      // Each delivery was written leased, to be sent at once: none waits pending for a claim's update.
+      expect((await deliveriesOf(w.id)).map((row) => row.state)).toEqual([
+        'sending',
+        'sending',
+        'sending',
+        'sending',
+      ]);
+      const waiting = await db()
+        .selectFrom('events')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('fanned_out', '=', 0)
+        .executeTakeFirstOrThrow();
+      expect(Number(waiting.n)).toBe(events - 4);
+      expect(d.held).toBe(4);
+    });
+
     it('a delivery leased by a dispatcher that died is sent once its lease expires', async () => {
       const a = await h().account();
       const r = await receiver();
