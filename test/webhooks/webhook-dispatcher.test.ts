@@ -53,6 +53,7 @@ describeEachDialect(
         .set({ state: 'failed' })
         .where('state', 'in', ['pending', 'held', 'sending'])
         .execute();
+      await db().updateTable('events').set({ fanned_out: 1 }).where('fanned_out', '=', 0).execute();
     });
 
     const db = () => h().deps.store.db;
