@@ -86,7 +86,7 @@ export function createDatabaseMetrics(deps: {
   });
   const overdue = new Gauge({
     name: 'pigeon_webhook_overdue_seconds',
-    help: 'How long the most overdue pending webhook delivery has waited past its due time; 0 when none is due.',
+    help: 'How long the most overdue webhook work has waited past its due time (a pending delivery past its next attempt, or an event not yet fanned out since it was written); 0 when none is due.',
     registers,
   });
   const foldLag = new Gauge({

@@ -342,7 +342,9 @@ export function createWebhookDeliveriesService(deps: {
     /**
      * The work waiting over every account, for the operator's metrics: deliveries due at `now`, retrying
      * (pending until a later attempt), leased, events not yet fanned out, when the oldest of these pending
-     * deliveries and events was created, and the earliest pending attempt's time (null when none).
+     * deliveries and events was created, and the earliest time any of that work was due (null when none): a
+     * pending delivery's next attempt, or an event's creation (a dispatcher fans events out only as it has
+     * room to send them, so a dispatcher that falls behind leaves events waiting, not deliveries).
      */
     async backlog(now: number) {
       const found = { due: 0, retrying: 0, sending: 0, eventsWaiting: 0 };
@@ -357,7 +359,10 @@ export function createWebhookDeliveriesService(deps: {
           found.retrying = n - found.due;
           firstAttemptAt = older(null, row.first_due);
         } else if (row.kind === 'sending') found.sending = n;
-        else found.eventsWaiting = n;
+        else {
+          found.eventsWaiting = n;
+          firstAttemptAt = older(firstAttemptAt, row.oldest);
+        }
         if (row.kind !== 'sending') oldestPendingAt = older(oldestPendingAt, row.oldest);
       }
       return { ...found, oldestPendingAt, firstAttemptAt };

@@ -167,7 +167,7 @@ describeEachDialect(
       ).toBe(0);
     });
 
-    it('the webhook backlog counts events not yet fanned out, with the age of the oldest', async () => {
+    it('the webhook backlog counts events not yet fanned out, with the age of the oldest, overdue since written', async () => {
       const a = await h().account({ credits: 100 });
       const hook = await call(app, 'POST', '/webhook', {
         token: a.token,
@@ -189,6 +189,8 @@ describeEachDialect(
       h().clock.advance(90_000);
       const families = await scrape(app);
       expect(sampleValue(families, 'pigeon_webhook_oldest_pending_age_seconds')).toBeGreaterThanOrEqual(90);
+      // An event waits to be fanned out while dispatchers have no room: it was due when it was written.
+      expect(sampleValue(families, 'pigeon_webhook_overdue_seconds')).toBeGreaterThanOrEqual(90);
     });
 
     it('the SMPP series follow the binds: binds up, window size, throttling, reconnects', async () => {
