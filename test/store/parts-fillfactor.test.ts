@@ -1,6 +1,6 @@
 // A part is written at its submit and updated once, by its receipt, a few hundred to a statement each way. On
 // PostgreSQL that update touches no indexed column, so it can stay on the part's page without new index
-// entries (HOT), if the page has room: migration 038 leaves half of each page of `message_parts` free.
+// entries (HOT), if the page has room: migration 038 fills pages of `message_parts` only to 40 %.
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messagePartsRepo } from '../../src/delivery/message-parts.repo.ts';
