@@ -357,7 +357,7 @@ export function createWebhookDeliveriesService(deps: {
         if (row.kind === 'pending') {
           found.due = Number(row.due ?? 0);
           found.retrying = n - found.due;
-          firstAttemptAt = older(null, row.first_due);
+          firstAttemptAt = older(firstAttemptAt, row.first_due);
         } else if (row.kind === 'sending') found.sending = n;
         else {
           found.eventsWaiting = n;
