@@ -9,7 +9,7 @@
 // Run: npm run bench -- rows   (BENCH_ROWS_DATABASES=sqlite,postgres; BENCH_ROWS_MESSAGES, BENCH_ROWS_ROUNDS;
 // BENCH_PG_URL, else PG_TEST_URL, else the local server)
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
@@ -21,6 +21,7 @@ import { openStore } from '../src/store/db.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { appendEvents } from '../src/store/outbox.ts';
 import { webhookDeliveriesRepo } from '../src/webhooks/webhook-deliveries.repo.ts';
+import { cpuMsOf } from './pipeline/measure.ts';
 import { defaultPgUrl } from './pipeline/postgres.ts';
 
 const messages = Number(process.env.BENCH_ROWS_MESSAGES ?? 50_000);
@@ -29,22 +30,10 @@ const rounds = Number(process.env.BENCH_ROWS_ROUNDS ?? 3);
 const databases = (process.env.BENCH_ROWS_DATABASES || 'sqlite,postgres').split(',').map((d) => d.trim());
 const pgUrl = process.env.BENCH_PG_URL || process.env.PG_TEST_URL || defaultPgUrl;
 
-/** /proc counts CPU in clock ticks: 100 a second on Linux. */
-const ticks = 100;
 const cpuMs = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
 };
-
-function pidMs(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticks;
-  } catch {
-    return 0;
-  }
-}
 
 interface Database {
   store: Store;
@@ -67,7 +56,7 @@ async function open(kind: string): Promise<Database> {
     let pids: number[] = [];
     return {
       store,
-      serverMs: () => pids.reduce((sum, pid) => sum + pidMs(pid), 0),
+      serverMs: () => pids.reduce((sum, pid) => sum + cpuMsOf(pid), 0),
       async refresh() {
         const { rows } = await admin.query<{ pid: number }>(
           'select pid from pg_stat_activity where application_name = $1',

@@ -46,6 +46,12 @@ function read(pid: number): ProcessReading | undefined {
   }
 }
 
+/** The CPU a process has used so far, user and system, in ms; 0 once it is gone. */
+export function cpuMsOf(pid: number): number {
+  const reading = read(pid);
+  return reading === undefined ? 0 : (reading.ticks * 1000) / clockTicks;
+}
+
 /** `root` and all its descendants (children of every thread), parents first. */
 export function processTree(root: number): number[] {
   const pids = [root];
