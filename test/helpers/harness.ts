@@ -143,21 +143,33 @@ export function describeEachDialect(
   suite: (get: () => Harness) => void,
   env: Record<string, string> = {},
 ): void {
-  for (const dialect of availableDialects()) {
-    describe(`${name} [${dialect}]`, () => {
-      let harness: Harness | undefined;
-      beforeAll(async () => {
-        harness = await createHarness(dialect, env);
-      });
-      afterAll(async () => {
-        await harness?.close();
-      });
-      suite(() => {
-        if (!harness) throw new Error('harness not ready');
-        return harness;
-      });
+  for (const dialect of availableDialects()) describeOn(dialect, name, suite, env);
+}
+
+/** A suite of PostgreSQL's own behaviour (plans, page layout): run only where PostgreSQL is available. */
+export function describeOnPostgres(name: string, suite: (get: () => Harness) => void): void {
+  if (availableDialects().includes('postgres')) describeOn('postgres', name, suite, {});
+}
+
+function describeOn(
+  dialect: Dialect,
+  name: string,
+  suite: (get: () => Harness) => void,
+  env: Record<string, string>,
+): void {
+  describe(`${name} [${dialect}]`, () => {
+    let harness: Harness | undefined;
+    beforeAll(async () => {
+      harness = await createHarness(dialect, env);
     });
-  }
+    afterAll(async () => {
+      await harness?.close();
+    });
+    suite(() => {
+      if (!harness) throw new Error('harness not ready');
+      return harness;
+    });
+  });
 }
 
 const xmlArrays = new Set([

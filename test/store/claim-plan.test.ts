@@ -3,23 +3,13 @@
 // table at every claim while the table held under about a hundred thousand rows (every new or small
 // installation, and every bench round): the claim must find the rows it leases by their key.
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { messagesRepo } from '../../src/delivery/messages.repo.ts';
-import { availableDialects, createHarness, type Harness } from '../helpers/harness.ts';
+import { describeOnPostgres } from '../helpers/harness.ts';
 
-const onPostgres = availableDialects().includes('postgres');
-
-describe.runIf(onPostgres)('the delivery claim [postgres]', () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await createHarness('postgres');
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
-
+describeOnPostgres('the delivery claim', (h) => {
   it('leases a thousand of thirty thousand queued messages without reading the table whole', async () => {
-    const { db } = h.deps.store;
+    const { db } = h().deps.store;
     await sql`insert into messages
         (campaign_id, seq, account_id, recipient, text, parts, encoding, state, due_at, updated_at)
       select 1, g, 1, '+3361' || lpad(g::text, 7, '0'), 'hello', 1, 'gsm', 'queued', g, 0

@@ -2,23 +2,13 @@
 // PostgreSQL that update touches no indexed column, so it can stay on the part's page without new index
 // entries (HOT), if the page has room: migration 038 fills pages of `message_parts` only to 40 %.
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { messagePartsRepo } from '../../src/delivery/message-parts.repo.ts';
-import { availableDialects, createHarness, type Harness } from '../helpers/harness.ts';
+import { describeOnPostgres } from '../helpers/harness.ts';
 
-const onPostgres = availableDialects().includes('postgres');
-
-describe.runIf(onPostgres)('message parts [postgres]', () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await createHarness('postgres');
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
-
+describeOnPostgres('message parts', (h) => {
   it('the receipts of a batch of parts written together update them in place, without new index entries', async () => {
-    const { db } = h.deps.store;
+    const { db } = h().deps.store;
     const ids = await db.transaction().execute(async (tx) => {
       const { rows } = await sql<{ id: string }>`insert into message_parts
           (message_id, part_no, smsc_id, stat, dlr_status, updated_at)

@@ -3,23 +3,13 @@
 // while every event waits (store/first-statistics.ts), and a plan that reads `events` from its start then
 // passes every event already fanned out, the whole table, at each probe.
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { eventToFanOutProbe, webhookDeliveriesRepo } from '../../src/webhooks/webhook-deliveries.repo.ts';
-import { availableDialects, createHarness, type Harness } from '../helpers/harness.ts';
+import { describeOnPostgres } from '../helpers/harness.ts';
 
-const onPostgres = availableDialects().includes('postgres');
-
-describe.runIf(onPostgres)('the fan-out probe [postgres]', () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await createHarness('postgres');
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
-
+describeOnPostgres('the fan-out probe', (h) => {
   it('reads the waiting events through their partial index, not events from its start, after statistics taken while all waited', async () => {
-    const { db } = h.deps.store;
+    const { db } = h().deps.store;
     const insert = (from: number, to: number) =>
       sql`insert into events (account_id, campaign_id, type, payload, created_at)
         select 1, null, 'DLR', '{}', g from generate_series(${from}::int, ${to}::int) g`.execute(db);
