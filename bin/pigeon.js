@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-// The package's command. It runs the bundle `npm start` runs (dist/main.js), which starts in about a second
-// where TypeScript through tsx took several: the bundle is built first when it is missing or older than a file
-// of src/ (scripts/build.mjs, each file written aside and renamed into place, so commands started together
-// never load half a bundle), and `serve` builds the web console as well when console/ changed. Only when the
-// bundle cannot be built (no esbuild, dist/ not writable by this user) does it run src/main.ts through tsx.
+// The package's command. It runs the bundle `npm start` runs (dist/main.js), which starts in about half a
+// second where TypeScript through tsx took several: the bundle is built first when it is missing or older than
+// a file of src/ or the last install (scripts/build.mjs, each file written aside and renamed into place, so
+// commands started together never load half a bundle), and `serve` builds the web console as well when
+// console/ changed. Only when the bundle cannot be built (no esbuild, dist/ not writable by this user) does it
+// run src/main.ts through tsx.
 import { readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -39,7 +40,12 @@ function latestChangeUnder(dir) {
 
 /** Builds what is missing or stale; false when the bundle is still not there to run. */
 async function bundleReady(serving) {
-  const serverStale = changedAt(bundle) < latestChangeUnder(join(root, 'src'));
+  // The bundle holds some packages too (scripts/build.mjs): an install that changed node_modules rebuilds it.
+  const installed = Math.max(
+    changedAt(join(root, 'package.json')),
+    changedAt(join(root, 'node_modules', '.package-lock.json')),
+  );
+  const serverStale = changedAt(bundle) < Math.max(latestChangeUnder(join(root, 'src')), installed);
   const consolePage = join(root, 'dist', 'console', 'index.html');
   const consoleStale = serving && changedAt(consolePage) < latestChangeUnder(join(root, 'console'));
   if (!serverStale && !consoleStale) return true;

@@ -1,6 +1,7 @@
 // The `pigeon` command runs the bundle `npm start` runs, not TypeScript through tsx: it builds dist/main.js when
-// it is missing or older than a file of src/, and runs src/ through tsx only when the bundle cannot be built.
-// Each run is in a scratch copy of the checkout (its own src/ and dist/; node_modules shared).
+// it is missing or older than a file of src/ or the last install (the bundle holds some packages), and runs
+// src/ through tsx only when the bundle cannot be built. Each run is in a scratch copy of the checkout (its own
+// src/, package.json and dist/; node_modules shared).
 import { execFile } from 'node:child_process';
 import {
   cpSync,
@@ -32,10 +33,9 @@ describe('the pigeon command', () => {
 
   beforeAll(() => {
     root = mkdtempSync(join(tmpdir(), 'pigeon-bin-'));
-    for (const copied of ['bin', 'scripts', 'src'])
+    for (const copied of ['bin', 'scripts', 'src', 'package.json'])
       cpSync(join(checkout, copied), join(root, copied), { recursive: true });
-    for (const shared of ['node_modules', 'package.json'])
-      symlinkSync(join(checkout, shared), join(root, shared));
+    symlinkSync(join(checkout, 'node_modules'), join(root, 'node_modules'));
   });
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
@@ -59,7 +59,14 @@ describe('the pigeon command', () => {
     utimesSync(usageFile, later, later);
     const rebuilt = await pigeon('--help');
     expect(rebuilt.stdout).toMatch(/^usage: pigeon <the command>/);
-    expect(statSync(bundle()).mtimeMs).toBeGreaterThan(built);
+    const rebuiltAt = statSync(bundle()).mtimeMs;
+    expect(rebuiltAt).toBeGreaterThan(built);
+
+    // An install after that build (package.json, or node_modules/.package-lock.json, newer): built again.
+    const installedAt = new Date(rebuiltAt + 5_000);
+    utimesSync(join(root, 'package.json'), installedAt, installedAt);
+    await pigeon('--help');
+    expect(statSync(bundle()).mtimeMs).toBeGreaterThan(rebuiltAt);
   });
 
   it('runs src/ through tsx, saying so, when the bundle cannot be built', async () => {
