@@ -1,8 +1,10 @@
 // The webhook dispatcher: fans new events out to deliveries, leases due deliveries, POSTs them signed, and
 // records every attempt. Sending is parallel with two bounds: at most `perWebhookInFlight` requests to one
 // webhook at a time, and at most `maxClaimed` deliveries held by this process (leased, being sent, or
-// waiting for their outcome to be written). One webhook may hold at most `perWebhookAhead` of them, so a
-// slow receiver fills its own slots and never the others'.
+// waiting for their outcome to be written). One webhook may hold at most `perWebhookAhead` of them, queued
+// behind its requests so that a fast receiver never waits for a claim; a slow one (no answer for `slowMs`
+// while its requests are out) gives back what it had queued and holds no more than its requests in flight,
+// so a receiver that hangs fills its own slots and never the others'.
 import type { Clock } from '../shared/clock.ts';
 import { GroupCommit } from '../shared/group-commit.ts';
 import type { Log } from '../shared/log.ts';
@@ -29,6 +31,12 @@ export interface DispatcherOptions {
   perWebhookInFlight: number;
   /** Deliveries of one webhook this process holds at once (queued behind its in-flight requests). */
   perWebhookAhead: number;
+  /**
+   * A webhook none of whose requests has been answered for this long (or whose last answer took this long,
+   * or never came) is slow: its queued deliveries are given back, and it holds only its requests in flight
+   * until one is answered sooner (1000 ms).
+   */
+  slowMs?: number;
   /** How often to give back deliveries whose dispatcher died mid-send. */
   sweepMs: number;
   /** On stop, how long requests in flight may finish before they are cut and given back. */
@@ -41,6 +49,8 @@ interface WebhookSlot {
   /** Deliveries of this webhook held by this process. */
   held: number;
   inFlight: number;
+  /** Since when (Date.now()) its requests in flight have had no answer. */
+  waitingSince: number;
   queue: ClaimedDelivery[];
 }
 
@@ -48,6 +58,8 @@ export type Dispatcher = ReturnType<typeof createDispatcher>;
 
 /** How often at most a claim may look past the backlog of webhooks that have no room left. */
 const wideClaimMs = 200;
+/** Slow webhooks remembered at most (the map starts afresh past it: each is found slow again in `slowMs`). */
+const maxSlowWebhooks = 10_000;
 
 /**
  * The request of one attempt: the event in the webhook's format (JSON, or a form), the SMSFactor signature,
@@ -82,6 +94,9 @@ export function createDispatcher(deps: {
   let lastWideClaim = 0;
   let held = 0;
   const slots = new Map<number, WebhookSlot>();
+  const slowMs = options.slowMs ?? 1000;
+  /** Webhooks found slow, kept past their slot (which goes once they hold nothing) until one answers in time. */
+  const slow = new Set<number>();
   /** Set once stop() cuts what is still in flight: cut requests are given back, not counted. */
   let cutting = false;
   let drained: (() => void) | undefined;
@@ -120,13 +135,32 @@ export function createDispatcher(deps: {
   function slot(webhookId: number): WebhookSlot {
     let s = slots.get(webhookId);
     if (!s) {
-      s = { held: 0, inFlight: 0, queue: [] };
+      s = { held: 0, inFlight: 0, waitingSince: 0, queue: [] };
       slots.set(webhookId, s);
     }
     return s;
   }
 
-  const roomOf = (webhookId: number) => options.perWebhookAhead - (slots.get(webhookId)?.held ?? 0);
+  const roomOf = (webhookId: number) =>
+    (slow.has(webhookId) ? options.perWebhookInFlight : options.perWebhookAhead) -
+    (slots.get(webhookId)?.held ?? 0);
+
+  /** Gives back the deliveries a slow webhook has queued (unsent, no attempt counted), for others to take. */
+  function markSlow(webhookId: number, s: WebhookSlot): void {
+    if (!slow.has(webhookId)) {
+      if (slow.size >= maxSlowWebhooks) slow.clear();
+      slow.add(webhookId);
+      log.warn({ webhookId, slowMs }, 'webhook slow or not answering: holding only its requests in flight');
+    }
+    const queued = s.queue.splice(0);
+    if (queued.length === 0) return;
+    s.held -= queued.length;
+    held -= queued.length;
+    for (const delivery of queued) {
+      results.add({ kind: 'released', delivery }).catch(() => {});
+    }
+    wake();
+  }
 
   function enqueue(delivery: ClaimedDelivery): void {
     const s = slot(delivery.webhookId);
@@ -139,6 +173,7 @@ export function createDispatcher(deps: {
   function pump(webhookId: number, s: WebhookSlot): void {
     while (s.inFlight < options.perWebhookInFlight && s.queue.length > 0) {
       const delivery = s.queue.shift()!;
+      if (s.inFlight === 0) s.waitingSince = Date.now();
       s.inFlight++;
       void deliver(webhookId, s, delivery);
     }
@@ -173,6 +208,12 @@ export function createDispatcher(deps: {
       result = { kind: 'released', delivery };
     }
     s.inFlight--;
+    s.waitingSince = Date.now();
+    if (result?.kind === 'attempted') {
+      const { outcome } = result;
+      if (outcome.httpCode !== null && outcome.latencyMs < slowMs) slow.delete(webhookId);
+      else markSlow(webhookId, s);
+    }
     // The next request to this webhook starts now; this outcome is written with others of the same turn.
     pump(webhookId, s);
     if (result) await results.add(result);
@@ -214,6 +255,10 @@ export function createDispatcher(deps: {
     pollMs: options.pollMs,
     sweepMs: options.sweepMs,
     async sweep() {
+      const now = Date.now();
+      for (const [webhookId, s] of slots) {
+        if (s.inFlight > 0 && now - s.waitingSince >= slowMs) markSlow(webhookId, s);
+      }
       const released = await deliveries.releaseExpiredLeases();
       if (released > 0) log.warn({ released }, 'gave back webhook deliveries whose dispatcher stopped');
     },

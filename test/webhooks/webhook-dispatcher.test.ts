@@ -74,6 +74,8 @@ describeEachDialect(
         stopGraceMs?: number;
         fanOutBatch?: number;
         maxClaimed?: number;
+        perWebhookAhead?: number;
+        slowMs?: number;
         pollMs?: number;
       } = {},
     ): Dispatcher {
@@ -92,7 +94,8 @@ describeEachDialect(
           fanOutBatch: options.fanOutBatch ?? 100,
           maxClaimed: options.maxClaimed ?? 64,
           perWebhookInFlight: 8,
-          perWebhookAhead: 16,
+          perWebhookAhead: options.perWebhookAhead ?? 16,
+          slowMs: options.slowMs,
           sweepMs: 20,
           stopGraceMs: options.stopGraceMs ?? 1000,
         },
@@ -543,30 +546,59 @@ describeEachDialect(
       });
     });
 
-    it('one slow receiver holds at most 8 requests in flight and does not hold back the others', async () => {
+    /** Account a's webhook on a receiver that hangs, account b's on one that answers at once. */
+    async function slowAndFast() {
       const a = await h().account();
       const b = await h().account();
       const slow = await receiver(() => ({ hang: true }));
       const fast = await receiver();
       const slowHook = await webhook(a, 'MO', slow.url());
       const fastHook = await webhook(b, 'MO', fast.url());
+      const fastDelivered = async () =>
+        (await deliveriesOf(fastHook.id)).filter((x) => x.state === 'delivered').length;
+      /** Lets the hanging receiver answer until it has all `total` requests, and waits for them recorded. */
+      async function catchUp(total: number) {
+        await waitFor(() => {
+          slow.releaseHanging();
+          return slow.requests.length === total;
+        }, 'the slow receiver to catch up');
+        await waitFor(
+          async () => (await deliveriesOf(slowHook.id)).every((x) => x.state === 'delivered'),
+          'the slow deliveries to be recorded',
+        );
+      }
+      return { a, b, slow, slowHook, fastDelivered, catchUp };
+    }
+
+    it('one slow receiver holds at most 8 requests in flight and does not hold back the others', async () => {
+      const { a, b, slow, fastDelivered, catchUp } = await slowAndFast();
       dispatcher({ requestTimeoutMs: 20_000 });
       for (let i = 0; i < 20; i++) await emit(a.id, 'MO', { n: i });
       for (let i = 0; i < 20; i++) await emit(b.id, 'MO', { n: i });
-      await waitFor(
-        async () => (await deliveriesOf(fastHook.id)).filter((x) => x.state === 'delivered').length === 20,
-        'the fast receiver to get everything',
-      );
+      await waitFor(async () => (await fastDelivered()) === 20, 'the fast receiver to get everything');
       expect(slow.requests).toHaveLength(8);
       expect(slow.maxInFlight).toBe(8);
-      await waitFor(() => {
-        slow.releaseHanging();
-        return slow.requests.length === 20;
-      }, 'the slow receiver to catch up');
+      await catchUp(20);
+      expect(slow.maxInFlight).toBe(8);
+    });
+
+    it('a receiver that hangs gives back what it had queued: one webhook may take a whole process, and still not hold back the others', async () => {
+      const { a, b, slow, slowHook, fastDelivered, catchUp } = await slowAndFast();
+      // As with the production defaults, one webhook's share is the whole process's room.
+      dispatcher({ requestTimeoutMs: 20_000, maxClaimed: 16, perWebhookAhead: 16, slowMs: 300 });
+      for (let i = 0; i < 30; i++) await emit(a.id, 'MO', { n: i });
+      await waitFor(() => slow.requests.length === 8, 'the slow receiver to hang on 8 requests');
+      for (let i = 0; i < 20; i++) await emit(b.id, 'MO', { n: i });
       await waitFor(
-        async () => (await deliveriesOf(slowHook.id)).every((x) => x.state === 'delivered'),
-        'the slow deliveries to be recorded',
+        async () => (await fastDelivered()) === 20,
+        'the fast receiver to get everything meanwhile',
       );
+      // Nothing of the slow webhook was sent beyond its requests in flight.
+      expect(slow.requests).toHaveLength(8);
+      await catchUp(30);
+      // Each was sent once: what was given back was not sent before it was taken again.
+      expect(new Set(slow.requests.map((r) => r.headers['webhook-id'])).size).toBe(30);
+      expect(await attemptsOf(slowHook.id)).toHaveLength(30);
       expect(slow.maxInFlight).toBe(8);
     });
 
