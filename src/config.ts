@@ -245,6 +245,11 @@ export const ConfigSchema = Type.Object({
   WEBHOOK_CONCURRENCY_PER_WEBHOOK: Type.Integer({ minimum: 1, maximum: 256, default: 32 }),
   /** Webhook deliveries one worker process holds at once (in flight or queued), over all webhooks. */
   WEBHOOK_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 10_000, default: 256 }),
+  /**
+   * A webhook with no answer for this long while its requests are out (or whose last answer took as long, or
+   * never came) gives back its queued deliveries and holds only its requests in flight until it answers sooner.
+   */
+  WEBHOOK_SLOW_MS: Type.Integer({ minimum: 100, default: 1000 }),
   /** Where balance alert e-mails go out: smtp://user:pass@host:587 or smtps://…:465; unset sends none. */
   SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://[^/?#]+' })),
   SMTP_FROM: Type.String({ minLength: 3, default: 'pigeon@localhost' }),

@@ -12,6 +12,7 @@ type PolicyConfig = Pick<
   Config,
   | 'WEBHOOK_CONCURRENCY'
   | 'WEBHOOK_CONCURRENCY_PER_WEBHOOK'
+  | 'WEBHOOK_SLOW_MS'
   | 'WEBHOOK_TIMEOUT_MS'
   | 'WEBHOOK_CONNECT_TIMEOUT_MS'
   | 'WORKER_POLL_MS'
@@ -63,6 +64,7 @@ export function dispatcherFromConfig(deps: {
       maxClaimed: config.WEBHOOK_CONCURRENCY,
       perWebhookInFlight: config.WEBHOOK_CONCURRENCY_PER_WEBHOOK,
       perWebhookAhead: webhookAhead(config),
+      slowMs: config.WEBHOOK_SLOW_MS,
       // Gives back a crashed dispatcher's deliveries within a second of its lease term lapsing: the sweep is a
       // read of the leased rows while nothing has lapsed.
       sweepMs: 1000,

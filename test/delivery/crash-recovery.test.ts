@@ -249,7 +249,10 @@ describeEachDialect(
       return { receiver, state, webhookId };
     }
 
-    /** A webhook dispatcher process: 4 requests in flight to one webhook, the rest of its deliveries queued. */
+    /**
+     * A webhook dispatcher process: 4 requests in flight to one webhook, the rest of its deliveries queued, and
+     * kept queued while the receiver hangs (a webhook slow for WEBHOOK_SLOW_MS would give them back).
+     */
     const dispatcher = () =>
       start({
         ROLE: 'webhooks',
@@ -257,6 +260,7 @@ describeEachDialect(
         WEBHOOK_CONCURRENCY_PER_WEBHOOK: '4',
         WEBHOOK_CONCURRENCY: '64',
         WEBHOOK_TIMEOUT_MS: '120000',
+        WEBHOOK_SLOW_MS: '120000',
       });
 
     const deliveriesOf = (webhookId: number) =>
