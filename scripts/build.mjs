@@ -7,7 +7,8 @@
 // swagger-ui's pages, pino's transports), or packages with dependencies of their own. Every start builds
 // afresh, and processes started together from one checkout build at the same time: each file is written
 // aside and renamed into place (atomic-write.mjs), so a starting process never loads a half-written bundle.
-// The `pigeon` command (bin/pigeon.js) runs the same bundle, and builds it with `buildServer` when src/ changed.
+// The `pigeon` command (bin/pigeon.js) runs the same bundle, and builds it with `buildServer` when src/ or the
+// installed packages changed.
 import { utimesSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
