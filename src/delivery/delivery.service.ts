@@ -438,14 +438,16 @@ export function createDeliveryService(deps: {
      * Leases up to `limit` due messages under this process's lease term (`leases`). One statement, yet in a
      * transaction on purpose: alone it commits before its rows travel back, and a connection cut meanwhile (a
      * PostgreSQL restart) leaves them leased under a term that lives on, never sent. In a transaction the rows
-     * come back first and only the COMMIT's answer can be lost.
+     * come back first and only the COMMIT's answer can be lost; if it is, the claim fails and `leasing` retires
+     * the term, so those rows come back one lease later.
      */
     async claim(limit: number): Promise<ClaimedMessage[]> {
-      const owner = await leases.term();
-      const now = clock.now();
-      return db
-        .transaction()
-        .execute((tx) => messagesRepo.claimDue(tx, deps.dialect, now, options.leaseMs, limit, owner));
+      return leases.leasing((owner) => {
+        const now = clock.now();
+        return db
+          .transaction()
+          .execute((tx) => messagesRepo.claimDue(tx, deps.dialect, now, options.leaseMs, limit, owner));
+      });
     },
 
     /**

@@ -15,6 +15,12 @@
 // (src/shared/write-retry.ts), so the term goes on being renewed meanwhile: the row is still the holder's to
 // record, and no one else may take it. Only a process that cannot reach the database loses its term (its
 // heartbeat fails), and then its late records change nothing on rows another worker took.
+//
+// A claim that failed may still have committed (the connection cut before its COMMIT's answer came back): rows
+// leased under the term that the process never saw. The heartbeat would keep them leased for ever, so a failed
+// claim retires its term (`leasing`): it is renewed no more and lapses in the database one lease later, its
+// rows go back to the queue at the sweep after that, and what the process does hold under it is acted on until
+// its own end as before. The next claim begins a new term.
 import { hostname } from 'node:os';
 import type { Clock } from '../shared/clock.ts';
 import { type Log, silentLog } from '../shared/log.ts';
@@ -55,6 +61,8 @@ export function createLeaseHolder(deps: { db: Db; clock: Clock; options: LeaseHo
   let current: number | undefined;
   /** Until when the holder may act on rows of `current`: its last renewal's start + lease − guard. */
   let validUntil = 0;
+  /** Terms retired after a failed claim, each with until when the holder may still act on its rows. */
+  const retired = new Map<number, number>();
   let renewing: Promise<number> | undefined;
   let users = 0;
   let timer: NodeJS.Timeout | undefined;
@@ -134,6 +142,18 @@ export function createLeaseHolder(deps: { db: Db; clock: Clock; options: LeaseHo
     return begin(startedAt);
   }
 
+  /** Stops renewing the current term without ending it: rows held under it stay actionable until its end. */
+  function retire(term: number): void {
+    if (current !== term) return;
+    retired.set(term, validUntil);
+    current = undefined;
+    validUntil = 0;
+    log.warn(
+      { queue, term },
+      'a claim failed and may have leased rows unseen: its lease term is renewed no more, so they go back to the queue one lease later',
+    );
+  }
+
   function renewOnce(): Promise<number> {
     renewing ??= renew().finally(() => {
       renewing = undefined;
@@ -141,24 +161,47 @@ export function createLeaseHolder(deps: { db: Db; clock: Clock; options: LeaseHo
     return renewing;
   }
 
+  /**
+   * The term to lease rows under now: renewed first when little of it is left (or more than a whole lease,
+   * the clock having gone back since the last renewal: renewing anchors it to the clock again), begun when
+   * there is none.
+   */
+  async function term(): Promise<number> {
+    const left = validUntil - clock.now();
+    if (current !== undefined && left >= claimMarginMs && left <= leaseMs) return current;
+    return renewOnce();
+  }
+
   return {
+    term,
+
     /**
-     * The term to lease rows under now: renewed first when little of it is left (or more than a whole lease,
-     * the clock having gone back since the last renewal: renewing anchors it to the clock again), begun when
-     * there is none.
+     * Runs `claim` with the term to lease rows under. When it fails, the term is retired (see above): rows it
+     * may have leased unseen come back one lease later instead of never.
      */
-    async term(): Promise<number> {
-      const left = validUntil - clock.now();
-      if (current !== undefined && left >= claimMarginMs && left <= leaseMs) return current;
-      return renewOnce();
+    async leasing<T>(claim: (term: number) => Promise<T>): Promise<T> {
+      const owner = await term();
+      try {
+        return await claim(owner);
+      } catch (error) {
+        retire(owner);
+        throw error;
+      }
     },
 
     /**
-     * Whether rows leased under `term` may still be acted on: it is the current term and was renewed in time.
-     * Checked just before each write to the wire; once false for the current term, the term is over.
+     * Whether rows leased under `term` may still be acted on: it is the current term and was renewed in time,
+     * or a retired term whose end has not come. Checked just before each write to the wire; once false for the current term, the term is over.
      */
     holds(term: number | null): boolean {
-      if (term === null || term !== current) return false;
+      if (term === null) return false;
+      const until = retired.get(term);
+      if (until !== undefined) {
+        if (clock.now() < until) return true;
+        retired.delete(term);
+        return false;
+      }
+      if (term !== current) return false;
       if (clock.now() < validUntil) return true;
       lapse(term, 'was not renewed in time');
       return false;
@@ -187,10 +230,11 @@ export function createLeaseHolder(deps: { db: Db; clock: Clock; options: LeaseHo
       clearInterval(timer);
       timer = undefined;
       await renewing?.catch(() => {});
-      const term = current;
+      const terms = [...retired.keys(), ...(current === undefined ? [] : [current])];
       current = undefined;
       validUntil = 0;
-      if (term !== undefined) await db.deleteFrom('lease_holders').where('id', '=', term).execute();
+      retired.clear();
+      if (terms.length > 0) await db.deleteFrom('lease_holders').where('id', 'in', terms).execute();
     },
   };
 }

@@ -156,45 +156,47 @@ export function createWebhookDeliveriesService(deps: {
       const none = { events: 0, claimed: [], leftPending: false };
       // Most passes find nothing: a plain read of the small partial index spares them a transaction.
       if (!(await webhookDeliveriesRepo.anyEventToFanOut(db))) return none;
-      const owner = lease && lease.events > 0 ? await leases.term() : undefined;
-      return db.transaction().execute(async (tx) => {
-        const events = await webhookDeliveriesRepo.eventsToFanOut(tx, dialect, limit);
-        if (events.length === 0) return none;
-        const ids = events.map((e) => e.id);
-        const leasedCount = owner === undefined ? 0 : Math.min(lease!.events, ids.length);
-        let claimed: ClaimedDelivery[] = [];
-        let overflow = false;
-        if (leasedCount > 0) {
-          const rows = await webhookDeliveriesRepo.insertFanOutLeased(tx, ids.slice(0, leasedCount), now, {
-            owner: owner!,
-            leaseUntil: now + options.leaseMs,
-          });
-          // An event may have several webhooks, and a webhook be near its bound: what exceeds the dispatcher's
-          // room (`lease.events` deliveries in all) or a webhook's waits pending.
-          const taken = new Map<number, number>();
-          const kept: LeasedRow[] = [];
-          const over: number[] = [];
-          for (const row of rows) {
-            const count = taken.get(row.webhook_id) ?? 0;
-            if (kept.length >= lease!.events || count >= lease!.room(row.webhook_id)) over.push(row.id);
-            else {
-              taken.set(row.webhook_id, count + 1);
-              kept.push(row);
+      const fanOut = (owner: number | undefined) =>
+        db.transaction().execute(async (tx) => {
+          const events = await webhookDeliveriesRepo.eventsToFanOut(tx, dialect, limit);
+          if (events.length === 0) return none;
+          const ids = events.map((e) => e.id);
+          const leasedCount = owner === undefined ? 0 : Math.min(lease!.events, ids.length);
+          let claimed: ClaimedDelivery[] = [];
+          let overflow = false;
+          if (leasedCount > 0) {
+            const rows = await webhookDeliveriesRepo.insertFanOutLeased(tx, ids.slice(0, leasedCount), now, {
+              owner: owner!,
+              leaseUntil: now + options.leaseMs,
+            });
+            // An event may have several webhooks, and a webhook be near its bound: what exceeds the dispatcher's
+            // room (`lease.events` deliveries in all) or a webhook's waits pending.
+            const taken = new Map<number, number>();
+            const kept: LeasedRow[] = [];
+            const over: number[] = [];
+            for (const row of rows) {
+              const count = taken.get(row.webhook_id) ?? 0;
+              if (kept.length >= lease!.events || count >= lease!.room(row.webhook_id)) over.push(row.id);
+              else {
+                taken.set(row.webhook_id, count + 1);
+                kept.push(row);
+              }
             }
+            if (over.length > 0) {
+              overflow = true;
+              await webhookDeliveriesRepo.unlease(tx, over, owner!, 'pending', now);
+            }
+            claimed = await readyToSend(tx, kept, owner!, now);
           }
-          if (over.length > 0) {
-            overflow = true;
-            await webhookDeliveriesRepo.unlease(tx, over, owner!, 'pending', now);
-          }
-          claimed = await readyToSend(tx, kept, owner!, now);
-        }
-        const pending =
-          leasedCount < ids.length
-            ? await webhookDeliveriesRepo.insertFanOut(tx, ids.slice(leasedCount), now)
-            : 0;
-        await webhookDeliveriesRepo.markFannedOut(tx, ids);
-        return { events: events.length, claimed, leftPending: overflow || pending > 0 };
-      });
+          const pending =
+            leasedCount < ids.length
+              ? await webhookDeliveriesRepo.insertFanOut(tx, ids.slice(leasedCount), now)
+              : 0;
+          await webhookDeliveriesRepo.markFannedOut(tx, ids);
+          return { events: events.length, claimed, leftPending: overflow || pending > 0 };
+        });
+      // Leasing deliveries, a failed transaction may have committed them unseen: `leasing` retires the term.
+      return lease && lease.events > 0 ? leases.leasing(fanOut) : fanOut(undefined);
     },
 
     /**
@@ -212,28 +214,29 @@ export function createWebhookDeliveriesService(deps: {
       // Most passes find nothing due (a fan-out leases the deliveries it makes): a plain read of the partial
       // index spares them a transaction, and the term its renewal.
       if (!(await webhookDeliveriesRepo.anyDue(db, now))) return { claimed: [], crowded: false };
-      const owner = await leases.term();
-      return db.transaction().execute(async (tx) => {
-        // Read past `limit`, so that a webhook without room at the head of the queue leaves some for others
-        // (a backlog longer than that is looked past by a claim with `skip`).
-        const due = await webhookDeliveriesRepo.dueDeliveries(tx, dialect, now, limit + 64, skip);
-        const taken = new Map<number, number>();
-        const picked: number[] = [];
-        let crowded = false;
-        for (const row of due) {
-          if (picked.length >= limit) break;
-          const count = taken.get(row.webhook_id) ?? 0;
-          if (count >= room(row.webhook_id)) {
-            crowded = true;
-            continue;
+      return leases.leasing((owner) =>
+        db.transaction().execute(async (tx) => {
+          // Read past `limit`, so that a webhook without room at the head of the queue leaves some for others
+          // (a backlog longer than that is looked past by a claim with `skip`).
+          const due = await webhookDeliveriesRepo.dueDeliveries(tx, dialect, now, limit + 64, skip);
+          const taken = new Map<number, number>();
+          const picked: number[] = [];
+          let crowded = false;
+          for (const row of due) {
+            if (picked.length >= limit) break;
+            const count = taken.get(row.webhook_id) ?? 0;
+            if (count >= room(row.webhook_id)) {
+              crowded = true;
+              continue;
+            }
+            taken.set(row.webhook_id, count + 1);
+            picked.push(row.id);
           }
-          taken.set(row.webhook_id, count + 1);
-          picked.push(row.id);
-        }
-        if (picked.length === 0) return { claimed: [], crowded };
-        const leased = await webhookDeliveriesRepo.lease(tx, picked, owner, now + options.leaseMs, now);
-        return { claimed: await readyToSend(tx, leased, owner, now), crowded };
-      });
+          if (picked.length === 0) return { claimed: [], crowded };
+          const leased = await webhookDeliveriesRepo.lease(tx, picked, owner, now + options.leaseMs, now);
+          return { claimed: await readyToSend(tx, leased, owner, now), crowded };
+        }),
+      );
     },
 
     /**

@@ -7,6 +7,7 @@ import { loadConfig } from '../../src/config.ts';
 import { createDeps, type Deps } from '../../src/deps.ts';
 import type { App } from '../../src/http/types.ts';
 import { buildApi } from '../../src/runtime.ts';
+import type { Clock } from '../../src/shared/clock.ts';
 import { withAdvisoryLock } from '../../src/store/db.ts';
 import { TcpProxy } from './tcp-proxy.ts';
 
@@ -18,14 +19,18 @@ export interface ViaProxy {
   close(): Promise<void>;
 }
 
-export async function pigeonViaProxy(schema: string, env: Record<string, string> = {}): Promise<ViaProxy> {
+export async function pigeonViaProxy(
+  schema: string,
+  env: Record<string, string> = {},
+  overrides: { clock?: Clock } = {},
+): Promise<ViaProxy> {
   const base = new URL(inject('pgUrl'));
   const proxy = await new TcpProxy({ host: base.hostname, port: Number(base.port || 5432) }).listen();
   const viaProxy = new URL(base);
   viaProxy.host = `127.0.0.1:${proxy.port}`;
   viaProxy.searchParams.set('schema', schema);
   const config = loadConfig({ DATABASE_URL: viaProxy.toString(), LOG_LEVEL: 'silent', ...env });
-  const deps = await createDeps(config, { logger: pino({ level: 'silent' }) });
+  const deps = await createDeps(config, { logger: pino({ level: 'silent' }), ...overrides });
   const app = buildApi(deps);
   await app.ready();
   return {

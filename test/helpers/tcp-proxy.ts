@@ -1,7 +1,8 @@
 // A loopback TCP proxy in front of a server (PostgreSQL, say) that a test can cut and restore: cut, it drops
 // every connection and refuses new ones, as a database that went away; stalled, it keeps every connection open
 // and passes nothing on, as a host gone without closing anything (a network cut); restored, it passes them on
-// again.
+// again. Trapped (`cutAfterCommit`), it passes the next COMMIT on and closes that connection before its answer
+// comes back: the transaction committed, the client never told.
 import { connect, createServer, type Server, type Socket } from 'node:net';
 
 export class TcpProxy {
@@ -12,6 +13,8 @@ export class TcpProxy {
   private stalled = false;
   /** Connections taken while stalled, never passed on. */
   private readonly held = new Set<Socket>();
+  /** Called, and cleared, when the next COMMIT has been passed on and its connection closed. */
+  private commitTrap: (() => void) | undefined;
 
   constructor(target: { host: string; port: number }) {
     this.server = createServer((client) => {
@@ -34,7 +37,22 @@ export class TcpProxy {
           upstream.destroy();
         });
       }
-      client.pipe(upstream).pipe(client);
+      upstream.pipe(client);
+      client.on('data', (chunk: Buffer) => {
+        const trap = this.commitTrap;
+        if (trap && /\bcommit\b/i.test(chunk.toString('latin1'))) {
+          this.commitTrap = undefined;
+          upstream.end(chunk);
+          client.destroy();
+          trap();
+          return;
+        }
+        if (!upstream.write(chunk)) {
+          client.pause();
+          upstream.once('drain', () => client.resume());
+        }
+      });
+      client.on('end', () => upstream.end());
     });
   }
 
@@ -55,6 +73,16 @@ export class TcpProxy {
   stall(): void {
     this.stalled = true;
     for (const socket of this.sockets) socket.pause();
+  }
+
+  /**
+   * Passes the next COMMIT (of any connection) on to the server, then closes that connection before the answer
+   * comes back. Resolves once it has.
+   */
+  cutAfterCommit(): Promise<void> {
+    return new Promise((resolve) => {
+      this.commitTrap = resolve;
+    });
   }
 
   restore(): void {

@@ -109,6 +109,44 @@ describeEachDialect('lease terms', (h) => {
     expect(worker.holds(next)).toBe(true);
   });
 
+  it('a claim that failed after leasing rows (its COMMIT’s answer lost) retires its term: renewed no more, its rows come back one lease later, what the worker holds is still its own until then', async () => {
+    const ids = await queued(3);
+    const [seen, ...unseen] = ids.sort((x, y) => x - y);
+    const worker = holder();
+    const held = await worker.leasing((term) => claim(term, [seen]));
+    const term = held[0].lease_owner!;
+    // The next claim leases the rest, then its connection is cut before the answer.
+    await expect(
+      worker.leasing(async (t) => {
+        expect(t).toBe(term);
+        await claim(t, unseen);
+        throw new Error('Connection terminated unexpectedly');
+      }),
+    ).rejects.toThrow('Connection terminated');
+    expect((await rowsOf(ids)).every((m) => m.state === 'sending' && m.lease_owner === term)).toBe(true);
+
+    // The worker goes on under a new term, heartbeat and all; the message it had in hand is still its to send.
+    const next = await worker.term();
+    expect(next).not.toBe(term);
+    expect(worker.holds(term)).toBe(true);
+    for (let i = 0; i < 5; i++) {
+      h().clock.advance(2_000);
+      expect(await worker.term()).toBe(next);
+      await sweep();
+    }
+    // One lease after its last renewal the old term is over: here, and in the database, where the sweep gives
+    // its rows back (before the fix they stayed leased under a term renewed for ever).
+    expect(worker.holds(term)).toBe(false);
+    h().clock.advance(1);
+    await sweep();
+    expect((await rowsOf(ids)).map((m) => [m.state, m.lease_owner])).toEqual([
+      ['queued', null],
+      ['queued', null],
+      ['queued', null],
+    ]);
+    expect(worker.holds(next)).toBe(true);
+  });
+
   it('a worker that lost a message to another records nothing of it: not submitted, not queued again, no part', async () => {
     const ids = await queued(2);
     const stalled = holder();
