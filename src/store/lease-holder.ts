@@ -145,6 +145,8 @@ export function createLeaseHolder(deps: { db: Db; clock: Clock; options: LeaseHo
   /** Stops renewing the current term without ending it: rows held under it stay actionable until its end. */
   function retire(term: number): void {
     if (current !== term) return;
+    const now = clock.now();
+    for (const [old, until] of retired) if (until <= now) retired.delete(old);
     retired.set(term, validUntil);
     current = undefined;
     validUntil = 0;
