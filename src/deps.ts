@@ -362,6 +362,7 @@ export async function createDeps(
     db,
     clock,
     sending,
+    delivery,
     options: { timezone: config.TIMEZONE, keepMs: durationMs(config.DLR_WAIT) },
   });
   const campaigns = createCampaignsService({

@@ -404,6 +404,11 @@ export function createDeliveryService(deps: {
       return messagesRepo.cancelUntaken(tx, accountId, campaignId, clock.now());
     },
 
+    /** Where a campaign's (first) message stands: state, receipt status, last change; undefined if none. */
+    messageStateOf(campaignId: number) {
+      return messagesRepo.stateOfCampaign(db, campaignId);
+    },
+
     /** Messages due now and not yet taken by a worker, counted up to `upTo`. */
     dueBacklog(upTo: number): Promise<number> {
       return messagesRepo.countDue(db, clock.now(), upTo);

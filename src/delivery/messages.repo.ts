@@ -365,6 +365,17 @@ export const messagesRepo = {
     return Number(result.numUpdatedRows);
   },
 
+  /** Where the first message of a campaign stands: its state, receipt status and last change. */
+  stateOfCampaign(db: Executor, campaignId: number) {
+    return db
+      .selectFrom('messages')
+      .select(['state', 'dlr_status', 'updated_at'])
+      .where('campaign_id', '=', campaignId)
+      .orderBy('seq')
+      .limit(1)
+      .executeTakeFirst();
+  },
+
   /** Recipients of the campaign's messages whose receipt status is `dlrStatus`, after `afterSeq` (keyset). */
   withStatusAfter(
     db: Executor,

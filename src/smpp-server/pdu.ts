@@ -1,5 +1,6 @@
 // The SMPP 3.4 PDUs the server reads and writes, by hand: binds, submit_sm (fields and the TLVs of long
-// messages), enquire_link and unbind in; their answers, deliver_sm (receipts and replies) and generic_nack out.
+// messages), query_sm, enquire_link and unbind in; their answers, deliver_sm (receipts and replies) and
+// generic_nack out.
 
 import {
   CommandId as Command,
@@ -25,6 +26,7 @@ export const CommandStatus = {
   ESME_RSYSERR: 0x08,
   ESME_RINVSRCADR: 0x0a,
   ESME_RINVDSTADR: 0x0b,
+  ESME_RINVMSGID: 0x0c,
   ESME_RBINDFAIL: 0x0d,
   ESME_RINVPASWD: 0x0e,
   ESME_RINVSYSID: 0x0f,
@@ -32,6 +34,7 @@ export const CommandStatus = {
   ESME_RINVESMCLASS: 0x43,
   ESME_RSUBMITFAIL: 0x45,
   ESME_RTHROTTLED: 0x58,
+  ESME_RQUERYFAIL: 0x67,
   ESME_RINVOPTPARSTREAM: 0xc0,
   /** The recipient is on the account's blacklist. */
   blacklisted: 0x400,
@@ -141,6 +144,21 @@ export function readSubmitSm(pdu: Buffer): SubmitSm {
   };
 }
 
+/** A query_sm: the message_id a submit_sm_resp gave, and the source_addr it was sent from. */
+export interface QuerySm {
+  messageId: string;
+  source: string;
+}
+
+export function readQuerySm(pdu: Buffer): QuerySm {
+  const r = new Reader(pdu);
+  const messageId = r.cString(64);
+  r.byte(); // source_addr_ton
+  r.byte(); // source_addr_npi
+  const source = r.cString(64);
+  return { messageId, source };
+}
+
 function withHeader(commandId: number, status: number, sequence: number, body: Buffer[]): Buffer {
   const length = headerLength + body.reduce((n, b) => n + b.length, 0);
   const head = Buffer.allocUnsafe(headerLength);
@@ -163,6 +181,52 @@ export const encodeEmpty = (commandId: number, sequence: number, status = 0): Bu
  */
 export const encodeResp = (commandId: number, sequence: number, status: number, value: string): Buffer =>
   withHeader(commandId, status, sequence, status === 0 ? [cString(value)] : []);
+
+/** SMPP 3.4 message_state values (5.2.28). */
+export const MessageState = {
+  enroute: 1,
+  delivered: 2,
+  expired: 3,
+  deleted: 4,
+  undeliverable: 5,
+  accepted: 6,
+  unknown: 7,
+  rejected: 8,
+} as const;
+
+export interface QuerySmResp {
+  messageId: string;
+  /** When the message reached its final state, in SMPP's absolute time format; '' before. */
+  finalDate: string;
+  messageState: number;
+  errorCode: number;
+}
+
+/** A query_sm_resp: its fields when the message was found; no body when the query failed (4.8.2). */
+export function encodeQuerySmResp(sequence: number, status: number, resp?: QuerySmResp): Buffer {
+  if (status !== 0 || !resp) return withHeader(Command.querySmResp, status, sequence, []);
+  return withHeader(Command.querySmResp, 0, sequence, [
+    cString(resp.messageId),
+    cString(resp.finalDate),
+    Buffer.from([resp.messageState, resp.errorCode]),
+  ]);
+}
+
+/** A time as SMPP's absolute time format, in UTC: YYMMDDhhmmss, tenths, quarter hours from UTC, '+'. */
+export function smppAbsoluteTime(ms: number): string {
+  const d = new Date(ms);
+  const two = (n: number) => String(n).padStart(2, '0');
+  return (
+    two(d.getUTCFullYear() % 100) +
+    two(d.getUTCMonth() + 1) +
+    two(d.getUTCDate()) +
+    two(d.getUTCHours()) +
+    two(d.getUTCMinutes()) +
+    two(d.getUTCSeconds()) +
+    String(Math.floor(d.getUTCMilliseconds() / 100)) +
+    '00+'
+  );
+}
 
 function tlv(tag: number, value: Buffer): Buffer {
   const head = Buffer.allocUnsafe(4);

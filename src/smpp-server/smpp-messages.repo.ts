@@ -26,6 +26,16 @@ export const smppMessagesRepo = {
     await db.insertInto('smpp_submits').values(row).execute();
   },
 
+  /** The submit of `campaignId` by the SMPP user `userId`, if it is still kept. */
+  submitOf(db: Executor, campaignId: number, userId: number): Promise<SmppSubmitRow | undefined> {
+    return db
+      .selectFrom('smpp_submits')
+      .selectAll()
+      .where('campaign_id', '=', campaignId)
+      .where('smpp_user_id', '=', userId)
+      .executeTakeFirst();
+  },
+
   /** The submits among `campaignIds` (most campaigns were not sent over SMPP: none of theirs). */
   submitsOf(db: Executor, campaignIds: readonly number[]): Promise<SmppSubmitRow[]> {
     if (campaignIds.length === 0) return Promise.resolve([]);

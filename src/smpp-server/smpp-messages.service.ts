@@ -4,6 +4,7 @@
 // `smpp_outbox` in the transaction that writes their DLR or MO event (the `eventsWritten` port that delivery
 // declares), and drained as deliver_sm by the process serving the user's receiver and transceiver binds.
 import type { CampaignResult, SendingService } from '../campaigns/sending.service.ts';
+import type { DeliveryService } from '../delivery/delivery.service.ts';
 import type { Clock } from '../shared/clock.ts';
 import type { ErasedCounts, Erasure } from '../shared/erasure.ts';
 import { ApiError, Status } from '../shared/errors.ts';
@@ -11,7 +12,7 @@ import { zonedTime } from '../shared/zoned-time.ts';
 import { DlrStatus } from '../sms/dlr-status.ts';
 import type { Db, Executor } from '../store/db.ts';
 import type { NewEvent } from '../store/outbox.ts';
-import { CommandStatus } from './pdu.ts';
+import { CommandStatus, MessageState, type QuerySmResp, smppAbsoluteTime } from './pdu.ts';
 import { type NewOutboxRow, type SmppOutboxRow, smppMessagesRepo } from './smpp-messages.repo.ts';
 import type { BoundUser } from './smpp-users.service.ts';
 
@@ -41,9 +42,6 @@ export type SmppMessagesService = ReturnType<typeof createSmppMessagesService>;
 
 /** Whether a submit_sm asks for a receipt: registered_delivery's low bits 01 (any outcome). Kannel sends 0x11. */
 export const wantsReceipt = (registeredDelivery: number) => (registeredDelivery & 0x03) === 1;
-
-/** SMPP 3.4 message_state values of a receipt. */
-const MessageState = { delivered: 2, expired: 3, undeliverable: 5, rejected: 8 } as const;
 
 function receiptStat(dlrStatus: number): { stat: string; state: number } {
   if (dlrStatus === DlrStatus.delivered) return { stat: 'DELIVRD', state: MessageState.delivered };
@@ -82,6 +80,7 @@ export function createSmppMessagesService(deps: {
   db: Db;
   clock: Clock;
   sending: Pick<SendingService, 'send'>;
+  delivery: Pick<DeliveryService, 'messageStateOf'>;
   options: {
     timezone: string;
     /** How long a receipt or reply waits for a bind before it is dropped (DLR_WAIT). */
@@ -202,6 +201,34 @@ export function createSmppMessagesService(deps: {
     },
 
     eventsWritten,
+
+    /**
+     * A query_sm: where the message the user's submit_sm got `messageId` for stands, or undefined when it is
+     * not one of the user's (unknown, another user's, a source_addr other than its own, or a mark already
+     * pruned). A long message is known by the id of its last part.
+     */
+    async query(user: BoundUser, messageId: string, source: string): Promise<QuerySmResp | undefined> {
+      if (!/^[1-9]\d{0,15}$/.test(messageId)) return undefined;
+      const campaignId = Number(messageId);
+      const submit = await smppMessagesRepo.submitOf(db, campaignId, user.id);
+      const bare = (address: string) => address.replace(/^\+/, '');
+      if (!submit || (source !== '' && bare(source) !== bare(submit.source_addr))) return undefined;
+      const message = await deps.delivery.messageStateOf(campaignId);
+      if (!message) return undefined;
+      const status = message.dlr_status === null ? null : Number(message.dlr_status);
+      let messageState: number = MessageState.enroute;
+      if (message.state === 'cancelled') messageState = MessageState.deleted;
+      else if (message.state === 'delivered' || message.state === 'failed' || message.state === 'expired')
+        messageState = receiptStat(status ?? DlrStatus.notDelivered).state;
+      const final = messageState !== MessageState.enroute;
+      return {
+        messageId,
+        finalDate: final ? smppAbsoluteTime(Number(message.updated_at)) : '',
+        messageState,
+        // The DLR status of a message that was not delivered, as a receipt's err: gives it.
+        errorCode: final && messageState !== MessageState.delivered ? (status ?? 0) & 0xff : 0,
+      };
+    },
 
     /** Receipts and replies waiting for the users given (those with a receiver or transceiver bind here). */
     pending(userIds: readonly number[], limit: number): Promise<SmppOutboxRow[]> {

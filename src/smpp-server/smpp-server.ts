@@ -10,7 +10,15 @@ import type { Clock } from '../shared/clock.ts';
 import { createBindBrake } from './bind-brake.ts';
 import { createConcatenation, decodeText, submitBody, supportedCodings } from './inbound-text.ts';
 import { createOutboxPump } from './outbox-pump.ts';
-import { Command, CommandStatus, encodeResp, MalformedPdu, readSubmitSm } from './pdu.ts';
+import {
+  Command,
+  CommandStatus,
+  encodeQuerySmResp,
+  encodeResp,
+  MalformedPdu,
+  readQuerySm,
+  readSubmitSm,
+} from './pdu.ts';
 import { type SmppMessagesService, SubmitRefused, wantsReceipt } from './smpp-messages.service.ts';
 import { type SessionHost, SmppSession } from './smpp-session.ts';
 import type { BindRefusal, SmppUsersService } from './smpp-users.service.ts';
@@ -77,6 +85,8 @@ export function createSmppServer(deps: {
   const byUser = new Map<number, Set<SmppSession>>();
   const brake = createBindBrake({ failures: options.brakeFailures, windowMs: options.brakeWindowMs, now });
   const throttle = createThrottle(now);
+  /** Queries have a budget of their own, as large: polling does not slow a user's submits. */
+  const queryThrottle = createThrottle(now);
   const concatenation = createConcatenation({ ttlMs: options.concatTtlMs, maxPending: 1000, now });
   const partIdsOf = partIdSource();
   const listeners: net.Server[] = [];
@@ -161,6 +171,28 @@ export function createSmppServer(deps: {
     }
   }
 
+  async function query(session: SmppSession, pdu: Buffer, sequence: number): Promise<Buffer> {
+    const user = session.user!;
+    let sm: ReturnType<typeof readQuerySm>;
+    try {
+      sm = readQuerySm(pdu);
+    } catch (error) {
+      if (error instanceof MalformedPdu) return encodeQuerySmResp(sequence, CommandStatus.ESME_RINVCMDLEN);
+      throw error;
+    }
+    if (!queryThrottle.take(user.id, user.tps))
+      return encodeQuerySmResp(sequence, CommandStatus.ESME_RTHROTTLED);
+    try {
+      const found = await deps.messages.query(user, sm.messageId, sm.source);
+      return found
+        ? encodeQuerySmResp(sequence, 0, found)
+        : encodeQuerySmResp(sequence, CommandStatus.ESME_RQUERYFAIL);
+    } catch (error) {
+      log.warn({ err: (error as Error).message, systemId: user.systemId }, 'SMPP server: query failed');
+      return encodeQuerySmResp(sequence, CommandStatus.ESME_RSYSERR);
+    }
+  }
+
   const host: SessionHost = {
     log,
     async bind(session, mode, fields) {
@@ -189,6 +221,7 @@ export function createSmppServer(deps: {
       if (session.receives) pump.wake();
     },
     submit,
+    query,
     acknowledged: (_session, rowId, status) => pump.acknowledged(rowId, status),
     closed(session) {
       sessions.delete(session);

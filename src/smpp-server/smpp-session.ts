@@ -4,7 +4,16 @@
 // server's (smpp-server.ts): the session only carries them.
 import type { Socket } from 'node:net';
 import { headerLength, maxPduLength, readHeader } from '../sms/smpp-wire.ts';
-import { type Bind, Command, CommandStatus, encodeEmpty, encodeResp, MalformedPdu, readBind } from './pdu.ts';
+import {
+  type Bind,
+  Command,
+  CommandStatus,
+  encodeEmpty,
+  encodeQuerySmResp,
+  encodeResp,
+  MalformedPdu,
+  readBind,
+} from './pdu.ts';
 import type { BoundUser } from './smpp-users.service.ts';
 
 export type BindMode = 'transmitter' | 'receiver' | 'transceiver';
@@ -23,6 +32,8 @@ export interface SessionHost {
   bound(session: SmppSession): void;
   /** The submit_sm_resp of a submit_sm (the session is bound to submit). */
   submit(session: SmppSession, pdu: Buffer, sequence: number): Promise<Buffer>;
+  /** The query_sm_resp of a query_sm (the session is bound to submit). */
+  query(session: SmppSession, pdu: Buffer, sequence: number): Promise<Buffer>;
   /** A deliver_sm_resp for the deliver_sm of outbox row `rowId`. */
   acknowledged(session: SmppSession, rowId: number, status: number): void;
   closed(session: SmppSession): void;
@@ -147,7 +158,18 @@ export class SmppSession {
       );
       return;
     }
-    // query_sm, replace_sm, cancel_sm, data_sm and anything unknown: not served.
+    if (commandId === Command.querySm) {
+      if (this.mode !== 'transmitter' && this.mode !== 'transceiver') {
+        this.write(encodeQuerySmResp(sequence, CommandStatus.ESME_RINVBNDSTS));
+        return;
+      }
+      this.host.query(this, pdu, sequence).then(
+        (resp) => this.write(resp),
+        () => this.write(encodeQuerySmResp(sequence, CommandStatus.ESME_RSYSERR)),
+      );
+      return;
+    }
+    // replace_sm, cancel_sm, data_sm, submit_multi and anything unknown: not served.
     this.write(encodeEmpty(Command.genericNack, sequence, CommandStatus.ESME_RINVCMDID));
   }
 

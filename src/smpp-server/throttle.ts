@@ -1,5 +1,5 @@
-// Submits per second per SMPP user (its `tps`), across its binds on this process: fixed one-second windows on
-// the injected clock. A submit above it is answered ESME_RTHROTTLED and not sent.
+// Requests (submits, or queries) per second per SMPP user (its `tps`), across its binds on this process: fixed
+// one-second windows on the injected clock. A request above it is answered ESME_RTHROTTLED (a submit is not sent).
 export function createThrottle(now: () => number) {
   const windows = new Map<number, { second: number; count: number }>();
   return {

@@ -11,6 +11,8 @@ export const CommandId = {
   bindTransmitterResp: 0x80000002,
   bindTransceiver: 0x00000009,
   bindTransceiverResp: 0x80000009,
+  querySm: 0x00000003,
+  querySmResp: 0x80000003,
   submitSm: 0x00000004,
   submitSmResp: 0x80000004,
   deliverSm: 0x00000005,

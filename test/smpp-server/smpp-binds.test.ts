@@ -90,8 +90,12 @@ describeEachDialect('SMPP server binds', (h) => {
       await closed;
     }
     expect((await good.request('enquire_link')).command_status).toBe(0);
-    // An unknown command is answered generic_nack, the connection kept.
-    const nack = await good.request('query_sm', { message_id: '1', source_addr: '' });
+    // A command not served is answered generic_nack, the connection kept.
+    const nack = await good.request('cancel_sm', {
+      message_id: '1',
+      source_addr: '',
+      destination_addr: '33612345678',
+    });
     expect(nack.command).toBe('generic_nack');
     expect(nack.command_status).toBe(0x03);
     expect((await good.request('enquire_link')).command_status).toBe(0);
