@@ -363,6 +363,8 @@ export async function createDeps(
     clock,
     sending,
     delivery,
+    // The campaigns service, created below (called only later).
+    campaigns: { cancel: (auth, ticket) => campaigns.cancel(auth, ticket) },
     options: { timezone: config.TIMEZONE, keepMs: durationMs(config.DLR_WAIT) },
   });
   const campaigns = createCampaignsService({

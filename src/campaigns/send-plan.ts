@@ -37,7 +37,8 @@ export function createSendPlanner(
   const marketingWindow = config.MARKETING_WINDOW;
 
   /** Checks every message field; the first broken rule is a -7 (or -4 for the delay) naming it. */
-  function plan(message: MessageInput, now: number): Plan {
+  /** `at`: when the send is due as an instant (an SMPP schedule_delivery_time), instead of `message.delay`. */
+  function plan(message: MessageInput, now: number, at?: number): Plan {
     const text = message.text;
     if (text.trim() === '') throw ApiError.data('sms.message.text must not be empty');
 
@@ -95,7 +96,7 @@ export function createSendPlanner(
     }
 
     // Marketing waits for the sending window: a send (or a delay) outside it goes at the next opening.
-    const due = dueAt(message.delay, config.TIMEZONE, now);
+    const due = at === undefined ? dueAt(message.delay, config.TIMEZONE, now) : Math.max(at, now);
     return {
       text: final,
       pushtype,

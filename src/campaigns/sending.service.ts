@@ -44,6 +44,8 @@ export interface SendOptions {
   idempotency?: { key: unknown; route: string };
   /** Stores the answer under its key, inside the send's transaction (given by the idempotency service). */
   record?: RecordAnswer<CampaignResult>;
+  /** When the send is due, as an instant (an SMPP submit's schedule_delivery_time); a past one is now. */
+  dueAt?: number;
 }
 
 interface Recipient {
@@ -455,11 +457,12 @@ export function createSendingService(deps: {
           auth.accountId,
           keyed.key,
           { route: keyed.route, payload: { message, recipients } },
-          (record) => service.send(auth, message, recipients, { simulate: false, record }),
+          (record) =>
+            service.send(auth, message, recipients, { simulate: false, record, dueAt: options.dueAt }),
         );
       }
       const now = clock.now();
-      const p = plan(message, now);
+      const p = plan(message, now, options.dueAt);
       checkRecipientCount(recipients.length, 'sms.recipients.gsm');
       if (!options.simulate) await refuseWhenBacklogged(now);
       checkGsmsmsids(recipients);

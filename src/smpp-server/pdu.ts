@@ -1,5 +1,5 @@
 // The SMPP 3.4 PDUs the server reads and writes, by hand: binds, submit_sm (fields and the TLVs of long
-// messages), query_sm, enquire_link and unbind in; their answers, deliver_sm (receipts and replies) and
+// messages), query_sm, cancel_sm, enquire_link and unbind in; their answers, deliver_sm (receipts and replies) and
 // generic_nack out.
 
 import {
@@ -23,6 +23,7 @@ export const CommandStatus = {
   ESME_RINVCMDID: 0x03,
   ESME_RINVBNDSTS: 0x04,
   ESME_RALYBND: 0x05,
+  ESME_RCANCELFAIL: 0x11,
   ESME_RSYSERR: 0x08,
   ESME_RINVSRCADR: 0x0a,
   ESME_RINVDSTADR: 0x0b,
@@ -34,6 +35,7 @@ export const CommandStatus = {
   ESME_RINVESMCLASS: 0x43,
   ESME_RSUBMITFAIL: 0x45,
   ESME_RTHROTTLED: 0x58,
+  ESME_RINVSCHED: 0x61,
   ESME_RQUERYFAIL: 0x67,
   ESME_RINVOPTPARSTREAM: 0xc0,
   /** The recipient is on the account's blacklist. */
@@ -105,6 +107,8 @@ export function readBind(pdu: Buffer): Bind {
 
 /** A submit_sm as received: its fields and its TLVs by tag. */
 export interface SubmitSm extends SubmitSmFields {
+  /** As sent: '' (at once), or SMPP's absolute or relative time (smpp-time.ts). */
+  scheduleDeliveryTime: string;
   tlvs: Map<number, Buffer>;
 }
 
@@ -120,7 +124,7 @@ export function readSubmitSm(pdu: Buffer): SubmitSm {
   const esmClass = r.byte();
   r.byte(); // protocol_id
   r.byte(); // priority_flag
-  r.cString(17); // schedule_delivery_time
+  const scheduleDeliveryTime = r.cString(17);
   r.cString(17); // validity_period
   const registeredDelivery = r.byte();
   r.byte(); // replace_if_present_flag
@@ -140,6 +144,7 @@ export function readSubmitSm(pdu: Buffer): SubmitSm {
     registeredDelivery,
     dataCoding,
     shortMessage,
+    scheduleDeliveryTime,
     tlvs,
   };
 }
@@ -157,6 +162,27 @@ export function readQuerySm(pdu: Buffer): QuerySm {
   r.byte(); // source_addr_npi
   const source = r.cString(64);
   return { messageId, source };
+}
+
+/** A cancel_sm: the message_id to cancel (SMPP's cancel of every message from a source to a destination, with
+ * an empty message_id, is not served), and its source and destination. */
+export interface CancelSm {
+  messageId: string;
+  source: string;
+  destination: string;
+}
+
+export function readCancelSm(pdu: Buffer): CancelSm {
+  const r = new Reader(pdu);
+  r.cString(6); // service_type
+  const messageId = r.cString(64);
+  r.byte(); // source_addr_ton
+  r.byte(); // source_addr_npi
+  const source = r.cString(64);
+  r.byte(); // dest_addr_ton
+  r.byte(); // dest_addr_npi
+  const destination = r.cString(64);
+  return { messageId, source, destination };
 }
 
 function withHeader(commandId: number, status: number, sequence: number, body: Buffer[]): Buffer {
@@ -210,22 +236,6 @@ export function encodeQuerySmResp(sequence: number, status: number, resp?: Query
     cString(resp.finalDate),
     Buffer.from([resp.messageState, resp.errorCode]),
   ]);
-}
-
-/** A time as SMPP's absolute time format, in UTC: YYMMDDhhmmss, tenths, quarter hours from UTC, '+'. */
-export function smppAbsoluteTime(ms: number): string {
-  const d = new Date(ms);
-  const two = (n: number) => String(n).padStart(2, '0');
-  return (
-    two(d.getUTCFullYear() % 100) +
-    two(d.getUTCMonth() + 1) +
-    two(d.getUTCDate()) +
-    two(d.getUTCHours()) +
-    two(d.getUTCMinutes()) +
-    two(d.getUTCSeconds()) +
-    String(Math.floor(d.getUTCMilliseconds() / 100)) +
-    '00+'
-  );
 }
 
 function tlv(tag: number, value: Buffer): Buffer {

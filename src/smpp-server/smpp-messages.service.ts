@@ -3,6 +3,7 @@
 // `smpp_submits` in the send's own transaction; the receipts and replies of those campaigns are copied into
 // `smpp_outbox` in the transaction that writes their DLR or MO event (the `eventsWritten` port that delivery
 // declares), and drained as deliver_sm by the process serving the user's receiver and transceiver binds.
+import type { CampaignsService } from '../campaigns/campaigns.service.ts';
 import type { CampaignResult, SendingService } from '../campaigns/sending.service.ts';
 import type { DeliveryService } from '../delivery/delivery.service.ts';
 import type { Clock } from '../shared/clock.ts';
@@ -12,8 +13,9 @@ import { zonedTime } from '../shared/zoned-time.ts';
 import { DlrStatus } from '../sms/dlr-status.ts';
 import type { Db, Executor } from '../store/db.ts';
 import type { NewEvent } from '../store/outbox.ts';
-import { CommandStatus, MessageState, type QuerySmResp, smppAbsoluteTime } from './pdu.ts';
+import { CommandStatus, MessageState, type QuerySmResp } from './pdu.ts';
 import { type NewOutboxRow, type SmppOutboxRow, smppMessagesRepo } from './smpp-messages.repo.ts';
+import { smppAbsoluteTime } from './smpp-time.ts';
 import type { BoundUser } from './smpp-users.service.ts';
 
 /** A submit_sm as the server read it: its text decoded and its parts joined. */
@@ -26,6 +28,8 @@ export interface SmppSubmit {
   registeredDelivery: number;
   /** The ids answered to the other parts of a long message that asked for a receipt: each gets one. */
   partIds?: string[];
+  /** When it is due (schedule_delivery_time); undefined: at once. */
+  dueAt?: number;
 }
 
 /** A submit refused: the command_status of its submit_sm_resp (docs/smpp-server.md). */
@@ -76,11 +80,21 @@ const receiptDate = (wallTime: string) =>
   wallTime.slice(11, 13) +
   wallTime.slice(14, 16);
 
+/** The send's caller: the user's account; the audit log names the SMPP user and its bind's address. */
+const authOf = (user: BoundUser, clientIp: string) => ({
+  accountId: user.accountId,
+  tokenId: 0,
+  parentId: null,
+  clientIp,
+  smppUser: { id: user.id, systemId: user.systemId },
+});
+
 export function createSmppMessagesService(deps: {
   db: Db;
   clock: Clock;
   sending: Pick<SendingService, 'send'>;
   delivery: Pick<DeliveryService, 'messageStateOf'>;
+  campaigns: Pick<CampaignsService, 'cancel'>;
   options: {
     timezone: string;
     /** How long a receipt or reply waits for a bind before it is dropped (DLR_WAIT). */
@@ -149,6 +163,14 @@ export function createSmppMessagesService(deps: {
     await smppMessagesRepo.insertOutbox(tx, rows);
   }
 
+  /** The user's own submit of `messageId` from `source` (empty: any), if its mark is still kept. */
+  async function ownSubmit(user: BoundUser, messageId: string, source: string) {
+    if (!/^[1-9]\d{0,15}$/.test(messageId)) return undefined;
+    const submit = await smppMessagesRepo.submitOf(db, Number(messageId), user.id);
+    const bare = (address: string) => address.replace(/^\+/, '');
+    return submit && (source === '' || bare(source) === bare(submit.source_addr)) ? submit : undefined;
+  }
+
   return {
     /**
      * Sends one message of the user's account, through the sending service, from a bind at `clientIp`: returns
@@ -160,14 +182,7 @@ export function createSmppMessagesService(deps: {
       let result: CampaignResult;
       try {
         result = await deps.sending.send(
-          // The audit log names the SMPP user and its bind's address.
-          {
-            accountId: user.accountId,
-            tokenId: 0,
-            parentId: null,
-            clientIp,
-            smppUser: { id: user.id, systemId: user.systemId },
-          },
+          authOf(user, clientIp),
           {
             text: sm.text,
             sender: sm.source.replace(/^\+/, ''),
@@ -177,6 +192,7 @@ export function createSmppMessagesService(deps: {
           [{ value: sm.destination }],
           {
             simulate: false,
+            dueAt: sm.dueAt,
             // In the send's transaction: a receipt can never come for a campaign not yet marked.
             record: async (tx, answer) => {
               if (answer.sent === 0 || answer.ticket === undefined) return;
@@ -203,17 +219,28 @@ export function createSmppMessagesService(deps: {
     eventsWritten,
 
     /**
+     * A cancel_sm: cancels the user's message `messageId` (from `source`, or any when empty) as DELETE /send
+     * does, its cost refunded, if no worker has taken it yet (a scheduled message, mostly). Whether it was.
+     */
+    async cancel(user: BoundUser, clientIp: string, messageId: string, source: string): Promise<boolean> {
+      if (!(await ownSubmit(user, messageId, source))) return false;
+      try {
+        await deps.campaigns.cancel(authOf(user, clientIp), messageId);
+        return true;
+      } catch (error) {
+        if (error instanceof ApiError) return false;
+        throw error;
+      }
+    },
+
+    /**
      * A query_sm: where the message the user's submit_sm got `messageId` for stands, or undefined when it is
      * not one of the user's (unknown, another user's, a source_addr other than its own, or a mark already
      * pruned). A long message is known by the id of its last part.
      */
     async query(user: BoundUser, messageId: string, source: string): Promise<QuerySmResp | undefined> {
-      if (!/^[1-9]\d{0,15}$/.test(messageId)) return undefined;
-      const campaignId = Number(messageId);
-      const submit = await smppMessagesRepo.submitOf(db, campaignId, user.id);
-      const bare = (address: string) => address.replace(/^\+/, '');
-      if (!submit || (source !== '' && bare(source) !== bare(submit.source_addr))) return undefined;
-      const message = await deps.delivery.messageStateOf(campaignId);
+      if (!(await ownSubmit(user, messageId, source))) return undefined;
+      const message = await deps.delivery.messageStateOf(Number(messageId));
       if (!message) return undefined;
       const status = message.dlr_status === null ? null : Number(message.dlr_status);
       let messageState: number = MessageState.enroute;

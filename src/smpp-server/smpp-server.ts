@@ -13,14 +13,17 @@ import { createOutboxPump } from './outbox-pump.ts';
 import {
   Command,
   CommandStatus,
+  encodeEmpty,
   encodeQuerySmResp,
   encodeResp,
   MalformedPdu,
+  readCancelSm,
   readQuerySm,
   readSubmitSm,
 } from './pdu.ts';
 import { type SmppMessagesService, SubmitRefused, wantsReceipt } from './smpp-messages.service.ts';
 import { type SessionHost, SmppSession } from './smpp-session.ts';
+import { parseSmppTime } from './smpp-time.ts';
 import type { BindRefusal, SmppUsersService } from './smpp-users.service.ts';
 import { createThrottle } from './throttle.ts';
 
@@ -127,6 +130,11 @@ export function createSmppServer(deps: {
       if (error instanceof MalformedPdu) return refuse(sequence, CommandStatus.ESME_RINVCMDLEN);
       throw error;
     }
+    let dueAt: number | undefined;
+    if (sm.scheduleDeliveryTime !== '') {
+      dueAt = parseSmppTime(sm.scheduleDeliveryTime, now());
+      if (dueAt === undefined) return refuse(sequence, CommandStatus.ESME_RINVSCHED);
+    }
     if (!throttle.take(user.id, user.tps)) return refuse(sequence, CommandStatus.ESME_RTHROTTLED);
     if (!supportedCodings.has(sm.dataCoding)) return refuse(sequence, CommandStatus.unsupportedCoding);
     const body = submitBody(sm);
@@ -162,6 +170,7 @@ export function createSmppServer(deps: {
         unicode: sm.dataCoding === 8,
         registeredDelivery: sm.registeredDelivery,
         partIds,
+        dueAt,
       });
       return encodeResp(Command.submitSmResp, sequence, 0, messageId);
     } catch (error) {
@@ -193,6 +202,20 @@ export function createSmppServer(deps: {
     }
   }
 
+  async function cancel(session: SmppSession, pdu: Buffer, sequence: number): Promise<Buffer> {
+    const user = session.user!;
+    let sm: ReturnType<typeof readCancelSm>;
+    try {
+      sm = readCancelSm(pdu);
+    } catch (error) {
+      if (error instanceof MalformedPdu)
+        return encodeEmpty(Command.cancelSmResp, sequence, CommandStatus.ESME_RINVCMDLEN);
+      throw error;
+    }
+    const cancelled = await deps.messages.cancel(user, session.clientIp, sm.messageId, sm.source);
+    return encodeEmpty(Command.cancelSmResp, sequence, cancelled ? 0 : CommandStatus.ESME_RCANCELFAIL);
+  }
+
   const host: SessionHost = {
     log,
     async bind(session, mode, fields) {
@@ -222,6 +245,7 @@ export function createSmppServer(deps: {
     },
     submit,
     query,
+    cancel,
     acknowledged: (_session, rowId, status) => pump.acknowledged(rowId, status),
     closed(session) {
       sessions.delete(session);

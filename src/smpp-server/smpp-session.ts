@@ -4,16 +4,7 @@
 // server's (smpp-server.ts): the session only carries them.
 import type { Socket } from 'node:net';
 import { headerLength, maxPduLength, readHeader } from '../sms/smpp-wire.ts';
-import {
-  type Bind,
-  Command,
-  CommandStatus,
-  encodeEmpty,
-  encodeQuerySmResp,
-  encodeResp,
-  MalformedPdu,
-  readBind,
-} from './pdu.ts';
+import { type Bind, Command, CommandStatus, encodeEmpty, encodeResp, MalformedPdu, readBind } from './pdu.ts';
 import type { BoundUser } from './smpp-users.service.ts';
 
 export type BindMode = 'transmitter' | 'receiver' | 'transceiver';
@@ -22,6 +13,16 @@ const bindModes = new Map<number, { mode: BindMode; resp: number }>([
   [Command.bindTransmitter, { mode: 'transmitter', resp: Command.bindTransmitterResp }],
   [Command.bindReceiver, { mode: 'receiver', resp: Command.bindReceiverResp }],
   [Command.bindTransceiver, { mode: 'transceiver', resp: Command.bindTransceiverResp }],
+]);
+
+/**
+ * The requests of a bound transmitter or transceiver, each answered by its host's handler (refused, an empty
+ * response of its kind: SMPP 3.4 sends no body with a non-zero command_status).
+ */
+const asking = new Map<number, { resp: number; handler: 'submit' | 'query' | 'cancel' }>([
+  [Command.submitSm, { resp: Command.submitSmResp, handler: 'submit' }],
+  [Command.querySm, { resp: Command.querySmResp, handler: 'query' }],
+  [Command.cancelSm, { resp: Command.cancelSmResp, handler: 'cancel' }],
 ]);
 
 /** What the server does with a session's binds, submits and acknowledgements. */
@@ -34,6 +35,8 @@ export interface SessionHost {
   submit(session: SmppSession, pdu: Buffer, sequence: number): Promise<Buffer>;
   /** The query_sm_resp of a query_sm (the session is bound to submit). */
   query(session: SmppSession, pdu: Buffer, sequence: number): Promise<Buffer>;
+  /** The cancel_sm_resp of a cancel_sm (the session is bound to submit). */
+  cancel(session: SmppSession, pdu: Buffer, sequence: number): Promise<Buffer>;
   /** A deliver_sm_resp for the deliver_sm of outbox row `rowId`. */
   acknowledged(session: SmppSession, rowId: number, status: number): void;
   closed(session: SmppSession): void;
@@ -147,29 +150,19 @@ export class SmppSession {
       void this.bind(pdu, bind.mode, bind.resp, sequence);
       return;
     }
-    if (commandId === Command.submitSm) {
+    const asks = asking.get(commandId);
+    if (asks) {
       if (this.mode !== 'transmitter' && this.mode !== 'transceiver') {
-        this.write(encodeResp(Command.submitSmResp, sequence, CommandStatus.ESME_RINVBNDSTS, ''));
+        this.write(encodeEmpty(asks.resp, sequence, CommandStatus.ESME_RINVBNDSTS));
         return;
       }
-      this.host.submit(this, pdu, sequence).then(
+      this.host[asks.handler](this, pdu, sequence).then(
         (resp) => this.write(resp),
-        () => this.write(encodeResp(Command.submitSmResp, sequence, CommandStatus.ESME_RSYSERR, '')),
+        () => this.write(encodeEmpty(asks.resp, sequence, CommandStatus.ESME_RSYSERR)),
       );
       return;
     }
-    if (commandId === Command.querySm) {
-      if (this.mode !== 'transmitter' && this.mode !== 'transceiver') {
-        this.write(encodeQuerySmResp(sequence, CommandStatus.ESME_RINVBNDSTS));
-        return;
-      }
-      this.host.query(this, pdu, sequence).then(
-        (resp) => this.write(resp),
-        () => this.write(encodeQuerySmResp(sequence, CommandStatus.ESME_RSYSERR)),
-      );
-      return;
-    }
-    // replace_sm, cancel_sm, data_sm, submit_multi and anything unknown: not served.
+    // replace_sm, data_sm, submit_multi and anything unknown: not served.
     this.write(encodeEmpty(Command.genericNack, sequence, CommandStatus.ESME_RINVCMDID));
   }
 

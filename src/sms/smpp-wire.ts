@@ -17,6 +17,8 @@ export const CommandId = {
   submitSmResp: 0x80000004,
   deliverSm: 0x00000005,
   deliverSmResp: 0x80000005,
+  cancelSm: 0x00000008,
+  cancelSmResp: 0x80000008,
   unbind: 0x00000006,
   unbindResp: 0x80000006,
   enquireLink: 0x00000015,

@@ -91,11 +91,7 @@ describeEachDialect('SMPP server binds', (h) => {
     }
     expect((await good.request('enquire_link')).command_status).toBe(0);
     // A command not served is answered generic_nack, the connection kept.
-    const nack = await good.request('cancel_sm', {
-      message_id: '1',
-      source_addr: '',
-      destination_addr: '33612345678',
-    });
+    const nack = await good.request('replace_sm', { message_id: '1', source_addr: '', short_message: 'x' });
     expect(nack.command).toBe('generic_nack');
     expect(nack.command_status).toBe(0x03);
     expect((await good.request('enquire_link')).command_status).toBe(0);

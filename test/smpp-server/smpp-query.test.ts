@@ -1,10 +1,13 @@
 // query_sm: an ESME asks where a message it submitted stands, by the message_id its submit_sm_resp gave. The
 // answer carries SMPP's message_state (ENROUTE until the outcome, then DELIVERED, UNDELIVERABLE, REJECTED,
-// EXPIRED), the final_date once final and, for a message not delivered, its DLR status as error_code. An id
-// that is not the user's own message is ESME_RQUERYFAIL, never another user's state.
+// EXPIRED, DELETED), the final_date once final and, for a message not delivered, its DLR status as error_code.
+// An id that is not the user's own message is ESME_RQUERYFAIL, never another user's state. A submit's
+// schedule_delivery_time (absolute or relative) makes it due then, and cancel_sm cancels what no worker has
+// taken yet, refunded, as DELETE /send does.
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { SimulatorTransport } from '../../src/delivery/simulator/simulator-transport.ts';
 import type { SmppServer } from '../../src/smpp-server/smpp-server.ts';
+import { smppAbsoluteTime } from '../../src/smpp-server/smpp-time.ts';
 import { encodeGsm7 } from '../../src/sms/segments.ts';
 import { call, describeEachDialect, type TestAccount } from '../helpers/harness.ts';
 import { testDeliveryWorker, untilFinal } from '../helpers/worker.ts';
@@ -48,16 +51,39 @@ describeEachDialect('SMPP server query_sm', (h) => {
     return esme;
   }
 
-  async function submit(esme: Esme, destination: string): Promise<string> {
+  async function submit(esme: Esme, destination: string, schedule = ''): Promise<string> {
     const resp = await esme.request('submit_sm', {
       source_addr: 'MyShop',
       destination_addr: destination,
       registered_delivery: 0,
+      schedule_delivery_time: schedule,
       short_message: Buffer.from(encodeGsm7('Where is it?')),
     });
     expect(resp.command_status).toBe(0);
     return resp.message_id as string;
   }
+
+  /** SMPP's absolute time of `ms`, written as a clock `quarters` quarter hours ahead of UTC would. */
+  function absolute(ms: number, quarters: number): string {
+    const utc = smppAbsoluteTime(ms + quarters * 15 * 60_000);
+    return `${utc.slice(0, 13)}${String(quarters).padStart(2, '0')}+`;
+  }
+
+  const dueAtOf = async (ticket: string) =>
+    Number(
+      (
+        await h()
+          .deps.store.db.selectFrom('messages')
+          .select('due_at')
+          .where('campaign_id', '=', Number(ticket))
+          .executeTakeFirstOrThrow()
+      ).due_at,
+    );
+
+  const credits = async () => (await call(h().app, 'GET', '/credits', { token: account.token })).body.credits;
+
+  const cancel = (esme: Esme, messageId: string, source = 'MyShop') =>
+    esme.request('cancel_sm', { message_id: messageId, source_addr: source, destination_addr: '' });
 
   const query = (esme: Esme, messageId: string, source = 'MyShop') =>
     esme.request('query_sm', { message_id: messageId, source_addr: source });
@@ -142,5 +168,66 @@ describeEachDialect('SMPP server query_sm', (h) => {
     await submit(tx, '33612345207');
     h().clock.advance(1000);
     expect((await query(tx, id)).command_status).toBe(0);
+  });
+
+  it('sends a submit at its schedule_delivery_time, absolute in any offset or relative; a bad one is 0x61, uncharged', async () => {
+    const tx = await bound('transmitter');
+    const now = h().clock.now();
+    // Two hours ahead, written by a clock one hour ahead of UTC: due in two hours.
+    const inTwoHours = await submit(tx, '33612345210', absolute(now + 7_200_000, 4));
+    expect(await dueAtOf(inTwoHours)).toBe(now + 7_200_000 - ((now + 7_200_000) % 100));
+    expect(await query(tx, inTwoHours)).toMatchObject({ message_state: 1, final_date: '' });
+    // One day, one hour and a minute from now.
+    const relative = await submit(tx, '33612345211', '000001010100000R');
+    expect(await dueAtOf(relative)).toBe(now + 86_400_000 + 3_600_000 + 60_000);
+    // A time already past is now.
+    const past = await submit(tx, '33612345212', absolute(now - 60_000, 0));
+    expect(await dueAtOf(past)).toBe(now);
+
+    const before = await credits();
+    for (const bad of [
+      'garbage',
+      '261332000000000+',
+      '260101250000000+',
+      '000000000100010R',
+      '260101000000049+',
+    ]) {
+      const resp = await tx.request('submit_sm', {
+        source_addr: 'MyShop',
+        destination_addr: '33612345213',
+        schedule_delivery_time: bad,
+        short_message: Buffer.from(encodeGsm7('Never')),
+      });
+      expect(resp.command_status, bad).toBe(0x61);
+    }
+    expect(await credits()).toBe(before);
+  });
+
+  it('cancel_sm cancels a scheduled message, refunded, then DELETED; a message already taken, or not the user’s, cannot be', async () => {
+    const tx = await bound('transmitter');
+    const before = await credits();
+    const scheduled = await submit(tx, '33612345220', absolute(h().clock.now() + 3_600_000, 0));
+    expect(await credits()).toBeLessThan(before);
+    const other = await bound('transmitter', 'other');
+    expect((await cancel(other, scheduled)).command_status).toBe(0x11);
+    expect((await cancel(tx, scheduled, 'SomeoneElse')).command_status).toBe(0x11);
+
+    const cancelled = await cancel(tx, scheduled);
+    expect(cancelled.command).toBe('cancel_sm_resp');
+    expect(cancelled.command_status).toBe(0);
+    expect(await credits()).toBe(before);
+    const after = await query(tx, scheduled);
+    expect(after).toMatchObject({ command_status: 0, message_state: 4, error_code: 0 });
+    expect(after.final_date).toBeInstanceOf(Date);
+    expect((await cancel(tx, scheduled)).command_status).toBe(0x11);
+
+    const sent = await submit(tx, '33612345221');
+    await deliverAll('DELIVRD', '000', [sent]);
+    expect((await cancel(tx, sent)).command_status).toBe(0x11);
+    expect((await query(tx, sent)).message_state).toBe(2);
+    for (const unknown of ['999999999', '', 'abc'])
+      expect((await cancel(tx, unknown)).command_status).toBe(0x11);
+    const rx = await bound('receiver');
+    expect((await cancel(rx, sent)).command_status).toBe(0x04);
   });
 });
