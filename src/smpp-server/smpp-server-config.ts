@@ -2,6 +2,8 @@
 // SMPP_SERVER_PORT or SMPP_SERVER_TLS_PORT.
 import { type Config, durationMs } from '../config.ts';
 import type { Clock } from '../shared/clock.ts';
+import type { Store } from '../store/db.ts';
+import { createBindRegistry } from './smpp-binds.ts';
 import type { SmppMessagesService } from './smpp-messages.service.ts';
 import { createSmppServer, type Log, type SmppServer } from './smpp-server.ts';
 import type { SmppUsersService } from './smpp-users.service.ts';
@@ -10,6 +12,8 @@ import type { SmppUsersService } from './smpp-users.service.ts';
 const outboxPollMs = 1_000;
 /** How long the parts of a long message wait for the rest. */
 const concatTtlMs = 5 * 60_000;
+/** How often the bound users are checked and this process's binds renewed; a bind counts 3 times as long. */
+const userCheckMs = 5_000;
 
 export async function smppServerFromConfig(deps: {
   config: Pick<
@@ -25,6 +29,7 @@ export async function smppServerFromConfig(deps: {
   >;
   clock: Clock;
   logger: Log;
+  store: Pick<Store, 'db' | 'dialect'>;
   services: { smppUsers: SmppUsersService; smppMessages: SmppMessagesService };
 }): Promise<SmppServer | undefined> {
   const { config, logger } = deps;
@@ -32,6 +37,7 @@ export async function smppServerFromConfig(deps: {
   const server = createSmppServer({
     users: deps.services.smppUsers,
     messages: deps.services.smppMessages,
+    binds: createBindRegistry({ ...deps.store, clock: deps.clock, ttlMs: 3 * userCheckMs }),
     clock: deps.clock,
     log: logger,
     options: {
@@ -39,7 +45,7 @@ export async function smppServerFromConfig(deps: {
       brakeWindowMs: durationMs(config.RATE_LIMIT_AUTH_WINDOW),
       pollMs: outboxPollMs,
       concatTtlMs,
-      userCheckMs: 5_000,
+      userCheckMs,
     },
   });
   const host = config.SMPP_SERVER_HOST ?? config.HOST;

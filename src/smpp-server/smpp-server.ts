@@ -2,7 +2,8 @@
 // the SMPP credentials of their account (smpp-users.service.ts), submit_sm is a send of that account through
 // the sending service (smpp-messages.service.ts), and receipts and replies of those sends go back to the
 // user's receiver and transceiver binds as deliver_sm (outbox-pump.ts). Binds are braked per address like
-// failed sign-ins, limited per user (max_binds, counted on this process), and submits throttled per user (tps).
+// failed sign-ins, limited per user (max_binds, counted across processes: smpp-binds.ts), and submits throttled
+// per user (tps, this process's share of it).
 import { readFileSync } from 'node:fs';
 import net, { type AddressInfo } from 'node:net';
 import tls from 'node:tls';
@@ -21,6 +22,7 @@ import {
   readQuerySm,
   readSubmitSm,
 } from './pdu.ts';
+import type { BindRegistry } from './smpp-binds.ts';
 import { type SmppMessagesService, SubmitRefused, wantsReceipt } from './smpp-messages.service.ts';
 import { type SessionHost, SmppSession } from './smpp-session.ts';
 import { parseSmppTime } from './smpp-time.ts';
@@ -41,7 +43,10 @@ export interface SmppServerOptions {
   pollMs: number;
   /** How long the parts of a long message wait for the rest. */
   concatTtlMs: number;
-  /** How often the users bound are checked: the binds of one deleted meanwhile are closed. */
+  /**
+   * How often the users bound are checked (the binds of one deleted meanwhile are closed) and this server's
+   * binds renewed in `smpp_binds`.
+   */
   userCheckMs: number;
 }
 
@@ -78,6 +83,7 @@ function partIdSource() {
 export function createSmppServer(deps: {
   users: Pick<SmppUsersService, 'authenticate' | 'existing'>;
   messages: SmppMessagesService;
+  binds: BindRegistry;
   clock: Clock;
   log: Log;
   options: SmppServerOptions;
@@ -135,7 +141,8 @@ export function createSmppServer(deps: {
       dueAt = parseSmppTime(sm.scheduleDeliveryTime, now());
       if (dueAt === undefined) return refuse(sequence, CommandStatus.ESME_RINVSCHED);
     }
-    if (!throttle.take(user.id, user.tps)) return refuse(sequence, CommandStatus.ESME_RTHROTTLED);
+    if (!throttle.take(user.id, deps.binds.tpsHere(user.id, user.tps)))
+      return refuse(sequence, CommandStatus.ESME_RTHROTTLED);
     if (!supportedCodings.has(sm.dataCoding)) return refuse(sequence, CommandStatus.unsupportedCoding);
     const body = submitBody(sm);
     if ('error' in body) return refuse(sequence, CommandStatus.ESME_RINVESMCLASS);
@@ -189,7 +196,7 @@ export function createSmppServer(deps: {
       if (error instanceof MalformedPdu) return encodeQuerySmResp(sequence, CommandStatus.ESME_RINVCMDLEN);
       throw error;
     }
-    if (!queryThrottle.take(user.id, user.tps))
+    if (!queryThrottle.take(user.id, deps.binds.tpsHere(user.id, user.tps)))
       return encodeQuerySmResp(sequence, CommandStatus.ESME_RTHROTTLED);
     try {
       const found = await deps.messages.query(user, sm.messageId, sm.source);
@@ -228,12 +235,17 @@ export function createSmppServer(deps: {
         return refusalStatus[result.refused];
       }
       const { user } = result;
-      const set = byUser.get(user.id) ?? new Set<SmppSession>();
-      if (set.size >= user.maxBinds) {
+      const bindId = await deps.binds.claim(user.id, user.maxBinds);
+      if (bindId === undefined) {
         log.warn({ ip, systemId: user.systemId, maxBinds: user.maxBinds }, 'SMPP server: max binds reached');
         return CommandStatus.ESME_RBINDFAIL;
       }
-      if (!session.open) return CommandStatus.ESME_RSYSERR;
+      if (!session.open) {
+        deps.binds.release(bindId);
+        return CommandStatus.ESME_RSYSERR;
+      }
+      const set = byUser.get(user.id) ?? new Set<SmppSession>();
+      session.bindId = bindId;
       session.user = user;
       session.mode = mode;
       set.add(session);
@@ -250,6 +262,7 @@ export function createSmppServer(deps: {
     closed(session) {
       sessions.delete(session);
       pump.released(session);
+      if (session.bindId !== undefined) deps.binds.release(session.bindId);
       if (session.user) {
         const set = byUser.get(session.user.id);
         set?.delete(session);
@@ -290,6 +303,11 @@ export function createSmppServer(deps: {
         closeDeleted().catch((error: Error) =>
           log.warn({ err: error.message }, 'SMPP server: checking bound users failed'),
         );
+        deps.binds
+          .sync()
+          .catch((error: Error) =>
+            log.warn({ err: error.message }, 'SMPP server: renewing the binds failed'),
+          );
       }, options.userCheckMs);
       userCheck.unref();
     },

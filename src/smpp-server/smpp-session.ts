@@ -49,6 +49,8 @@ const bindTimeoutMs = 30_000;
 export class SmppSession {
   user: BoundUser | undefined;
   mode: BindMode | undefined;
+  /** The bind's row in `smpp_binds` (smpp-binds.ts), while bound. */
+  bindId: number | undefined;
   /** Outbox rows sent as deliver_sm and not yet answered, by sequence number. */
   readonly inFlight = new Map<number, number>();
   private binding = false;

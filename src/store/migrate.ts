@@ -38,6 +38,7 @@ import * as senderIdsContentRules from './migrations/035-sender-ids-content-rule
 import * as recovery from './migrations/036-recovery.ts';
 import * as accountLimits from './migrations/037-account-limits.ts';
 import * as partsFillfactor from './migrations/038-parts-fillfactor.ts';
+import * as smppBinds from './migrations/039-smpp-binds.ts';
 
 /** Migrations in order; each is told the dialect so column types can differ where they must. */
 export const migrations = {
@@ -79,6 +80,7 @@ export const migrations = {
   '036-recovery': recovery,
   '037-account-limits': accountLimits,
   '038-parts-fillfactor': partsFillfactor,
+  '039-smpp-binds': smppBinds,
 };
 
 /** Applies every pending migration. Safe to run from several processes at once (Kysely takes a lock). */

@@ -103,6 +103,15 @@ export interface SmppSubmitsTable {
   created_at: number;
 }
 
+/** An SMPP bind up on some process, counted while its server renews it (migration 039). */
+export interface SmppBindsTable {
+  id: Generated<number>;
+  smpp_user_id: number;
+  server: string;
+  bound_at: number;
+  alive_until: number;
+}
+
 /** A receipt or reply waiting for a receiver or transceiver bind of its SMPP user (migration 030). */
 export interface SmppOutboxTable {
   id: Generated<number>;

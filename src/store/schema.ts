@@ -12,6 +12,7 @@ import type {
   OperatorAccountsTable,
   PricesTable,
   SenderIdsTable,
+  SmppBindsTable,
   SmppOutboxTable,
   SmppSubmitsTable,
   SmppUsersTable,
@@ -509,6 +510,7 @@ export interface Database {
   smpp_users: SmppUsersTable;
   smpp_submits: SmppSubmitsTable;
   smpp_outbox: SmppOutboxTable;
+  smpp_binds: SmppBindsTable;
   prices: PricesTable;
   audit_log: AuditLogTable;
   sender_ids: SenderIdsTable;
@@ -563,6 +565,7 @@ export const tableNames = Object.keys({
   smpp_users: true,
   smpp_submits: true,
   smpp_outbox: true,
+  smpp_binds: true,
   prices: true,
   audit_log: true,
   sender_ids: true,

@@ -1,6 +1,7 @@
 // The `smpp` package as an independent ESME against Pigeon's SMPP server: binds, submits and the deliver_sm
 // it receives, each answered.
 import smpp, { type Pdu, type Session } from 'smpp';
+import { type BindRegistry, createBindRegistry } from '../../src/smpp-server/smpp-binds.ts';
 import { createSmppServer, type SmppServer } from '../../src/smpp-server/smpp-server.ts';
 import type { Harness } from '../helpers/harness.ts';
 
@@ -63,13 +64,18 @@ export async function bindEsme(
 }
 
 /** Pigeon's SMPP server on the harness's services, on a free loopback port, polling its outbox fast. */
+/** How long a test server's bind counts after its last renewal (on the harness's clock). */
+export const bindTtlMs = 15_000;
+
 export async function startSmppServer(
   h: Harness,
   options: { brakeFailures?: number } = {},
-): Promise<{ server: SmppServer; port: number }> {
+): Promise<{ server: SmppServer; port: number; binds: BindRegistry }> {
+  const binds = createBindRegistry({ ...h.deps.store, clock: h.clock, ttlMs: bindTtlMs });
   const server = createSmppServer({
     users: h.deps.services.smppUsers,
     messages: h.deps.services.smppMessages,
+    binds,
     clock: h.clock,
     log: { info() {}, warn() {} },
     options: {
@@ -82,5 +88,5 @@ export async function startSmppServer(
   });
   const port = await server.listen('127.0.0.1', 0);
   server.start();
-  return { server, port };
+  return { server, port, binds };
 }

@@ -29,6 +29,7 @@ describeEachDialect('SMPP server configuration', (h) => {
       config: h().config,
       clock: h().clock,
       logger: silent,
+      store: h().deps.store,
       services: services(),
     });
     expect(server).toBeUndefined();
@@ -46,6 +47,7 @@ describeEachDialect('SMPP server configuration', (h) => {
       config,
       clock: h().clock,
       logger: silent,
+      store: h().deps.store,
       services: services(),
     }))!;
     try {

@@ -321,6 +321,10 @@ describe.skipIf(!pgUrl)('pigeon move (SQLite to PostgreSQL)', () => {
         expires_at: now + 60_000,
       })
       .execute();
+    await db
+      .insertInto('smpp_binds')
+      .values({ smpp_user_id: user.id, server: 'a-server', bound_at: now, alive_until: now + 15_000 })
+      .execute();
     // The operator's prices: the instance's list and the account's (one credit to France, as without them).
     await h.deps.services.prices.set(undefined, 'FR,1\n');
     await h.deps.services.prices.set(a.id, 'FR,1\n4474,3\n');
