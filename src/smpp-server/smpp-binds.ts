@@ -27,18 +27,48 @@ export function createBindRegistry(deps: {
   /** Claims under way: their rows may be written and not yet in `held`, so a sync then deletes none of ours. */
   let claiming = 0;
 
+  /** Per user of `users`, the share of its alive binds (`alive`, counted per server) that this server holds. */
+  function sharesOf(
+    users: readonly number[],
+    alive: readonly { smpp_user_id: number; server: string; n: number }[],
+  ): Map<number, number> {
+    const all = new Map<number, number>();
+    const mine = new Map<number, number>();
+    for (const row of alive) {
+      const userId = Number(row.smpp_user_id);
+      all.set(userId, (all.get(userId) ?? 0) + Number(row.n));
+      if (row.server === server) mine.set(userId, Number(row.n));
+    }
+    return new Map(
+      users.map((userId) => {
+        const total = all.get(userId) ?? 0;
+        return [userId, total > 0 ? (mine.get(userId) ?? 0) / total : 1];
+      }),
+    );
+  }
+
   return {
     /** Records a bind of `userId` if its binds everywhere are fewer than `maxBinds`: the bind's id, or undefined. */
     async claim(userId: number, maxBinds: number): Promise<number | undefined> {
       const now = clock.now();
       claiming++;
       try {
-        const id = await db.transaction().execute(async (tx) => {
+        const claimed = await db.transaction().execute(async (tx) => {
           if (deps.dialect === 'postgres') await smppBindsRepo.lockUser(tx, userId);
-          return smppBindsRepo.claim(tx, { userId, server, maxBinds, now, aliveUntil: now + ttlMs });
+          const id = await smppBindsRepo.claim(tx, {
+            userId,
+            server,
+            maxBinds,
+            now,
+            aliveUntil: now + ttlMs,
+          });
+          // The user's share here at once, not at the next sync: its submits may follow the bind's answer.
+          return id === undefined ? undefined : { id, alive: await smppBindsRepo.alive(tx, [userId], now) };
         });
-        if (id !== undefined) held.set(id, userId);
-        return id;
+        if (claimed === undefined) return undefined;
+        held.set(claimed.id, userId);
+        shares = new Map([...shares, ...sharesOf([userId], claimed.alive)]);
+        return claimed.id;
       } finally {
         claiming--;
       }
@@ -57,21 +87,7 @@ export function createBindRegistry(deps: {
       await smppBindsRepo.renew(db, server, [...held.keys()], now + ttlMs, claiming === 0 ? now : undefined);
       await smppBindsRepo.pruneDead(db, now - ttlMs);
       const users = [...new Set(held.values())];
-      const next = new Map<number, number>();
-      if (users.length > 0) {
-        const all = new Map<number, number>();
-        const mine = new Map<number, number>();
-        for (const row of await smppBindsRepo.alive(db, users, now)) {
-          const userId = Number(row.smpp_user_id);
-          all.set(userId, (all.get(userId) ?? 0) + Number(row.n));
-          if (row.server === server) mine.set(userId, Number(row.n));
-        }
-        for (const userId of users) {
-          const total = all.get(userId) ?? 0;
-          next.set(userId, total > 0 ? (mine.get(userId) ?? 0) / total : 1);
-        }
-      }
-      shares = next;
+      shares = users.length === 0 ? new Map() : sharesOf(users, await smppBindsRepo.alive(db, users, now));
     },
 
     /** This server's part of the user's `tps`: its share of the user's binds, at least one a second. */
