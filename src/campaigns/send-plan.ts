@@ -36,8 +36,10 @@ export function createSendPlanner(
 ) {
   const marketingWindow = config.MARKETING_WINDOW;
 
-  /** Checks every message field; the first broken rule is a -7 (or -4 for the delay) naming it. */
-  /** `at`: when the send is due as an instant (an SMPP schedule_delivery_time), instead of `message.delay`. */
+  /**
+   * Checks every message field; the first broken rule is a -7 (or -4 for the delay) naming it. `at`: when the
+   * send is due as an instant (an SMPP schedule_delivery_time), instead of `message.delay`.
+   */
   function plan(message: MessageInput, now: number, at?: number): Plan {
     const text = message.text;
     if (text.trim() === '') throw ApiError.data('sms.message.text must not be empty');

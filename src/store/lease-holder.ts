@@ -193,7 +193,8 @@ export function createLeaseHolder(deps: { db: Db; clock: Clock; options: LeaseHo
 
     /**
      * Whether rows leased under `term` may still be acted on: it is the current term and was renewed in time,
-     * or a retired term whose end has not come. Checked just before each write to the wire; once false for the current term, the term is over.
+     * or a retired term whose end has not come. Checked just before each write to the wire; once false for the
+     * current term, the term is over.
      */
     holds(term: number | null): boolean {
       if (term === null) return false;
