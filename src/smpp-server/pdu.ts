@@ -53,6 +53,16 @@ export const CommandStatus = {
 /** The body of a PDU did not hold what its command needs. */
 export class MalformedPdu extends Error {}
 
+/** The fields `read` finds in `pdu`, or undefined when its body is malformed (any other error is thrown). */
+export function fieldsOf<T>(read: (pdu: Buffer) => T, pdu: Buffer): T | undefined {
+  try {
+    return read(pdu);
+  } catch (error) {
+    if (error instanceof MalformedPdu) return undefined;
+    throw error;
+  }
+}
+
 class Reader {
   at = headerLength;
   constructor(private readonly pdu: Buffer) {}

@@ -17,7 +17,7 @@ import {
   encodeEmpty,
   encodeQuerySmResp,
   encodeResp,
-  MalformedPdu,
+  fieldsOf,
   readCancelSm,
   readQuerySm,
   readSubmitSm,
@@ -129,13 +129,8 @@ export function createSmppServer(deps: {
 
   async function submit(session: SmppSession, pdu: Buffer, sequence: number): Promise<Buffer> {
     const user = session.user!;
-    let sm: ReturnType<typeof readSubmitSm>;
-    try {
-      sm = readSubmitSm(pdu);
-    } catch (error) {
-      if (error instanceof MalformedPdu) return refuse(sequence, CommandStatus.ESME_RINVCMDLEN);
-      throw error;
-    }
+    const sm = fieldsOf(readSubmitSm, pdu);
+    if (!sm) return refuse(sequence, CommandStatus.ESME_RINVCMDLEN);
     let dueAt: number | undefined;
     if (sm.scheduleDeliveryTime !== '') {
       dueAt = parseSmppTime(sm.scheduleDeliveryTime, now());
@@ -189,13 +184,8 @@ export function createSmppServer(deps: {
 
   async function query(session: SmppSession, pdu: Buffer, sequence: number): Promise<Buffer> {
     const user = session.user!;
-    let sm: ReturnType<typeof readQuerySm>;
-    try {
-      sm = readQuerySm(pdu);
-    } catch (error) {
-      if (error instanceof MalformedPdu) return encodeQuerySmResp(sequence, CommandStatus.ESME_RINVCMDLEN);
-      throw error;
-    }
+    const sm = fieldsOf(readQuerySm, pdu);
+    if (!sm) return encodeQuerySmResp(sequence, CommandStatus.ESME_RINVCMDLEN);
     if (!queryThrottle.take(user.id, deps.binds.tpsHere(user.id, user.tps)))
       return encodeQuerySmResp(sequence, CommandStatus.ESME_RTHROTTLED);
     try {
@@ -211,14 +201,8 @@ export function createSmppServer(deps: {
 
   async function cancel(session: SmppSession, pdu: Buffer, sequence: number): Promise<Buffer> {
     const user = session.user!;
-    let sm: ReturnType<typeof readCancelSm>;
-    try {
-      sm = readCancelSm(pdu);
-    } catch (error) {
-      if (error instanceof MalformedPdu)
-        return encodeEmpty(Command.cancelSmResp, sequence, CommandStatus.ESME_RINVCMDLEN);
-      throw error;
-    }
+    const sm = fieldsOf(readCancelSm, pdu);
+    if (!sm) return encodeEmpty(Command.cancelSmResp, sequence, CommandStatus.ESME_RINVCMDLEN);
     const cancelled = await deps.messages.cancel(user, session.clientIp, sm.messageId, sm.source);
     return encodeEmpty(Command.cancelSmResp, sequence, cancelled ? 0 : CommandStatus.ESME_RCANCELFAIL);
   }

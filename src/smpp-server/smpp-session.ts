@@ -4,7 +4,7 @@
 // server's (smpp-server.ts): the session only carries them.
 import type { Socket } from 'node:net';
 import { headerLength, maxPduLength, readHeader } from '../sms/smpp-wire.ts';
-import { type Bind, Command, CommandStatus, encodeEmpty, encodeResp, MalformedPdu, readBind } from './pdu.ts';
+import { type Bind, Command, CommandStatus, encodeEmpty, encodeResp, fieldsOf, readBind } from './pdu.ts';
 import type { BoundUser } from './smpp-users.service.ts';
 
 export type BindMode = 'transmitter' | 'receiver' | 'transceiver';
@@ -173,11 +173,8 @@ export class SmppSession {
       this.write(encodeResp(resp, sequence, CommandStatus.ESME_RALYBND, ''));
       return;
     }
-    let fields: Bind;
-    try {
-      fields = readBind(pdu);
-    } catch (error) {
-      if (!(error instanceof MalformedPdu)) throw error;
+    const fields = fieldsOf(readBind, pdu);
+    if (!fields) {
       this.write(encodeResp(resp, sequence, CommandStatus.ESME_RBINDFAIL, ''));
       return;
     }
