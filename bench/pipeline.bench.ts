@@ -395,7 +395,8 @@ async function round(
     }
     return record;
   } finally {
-    await postgres?.drop().catch((error: Error) => {
+    // BENCH_PIPELINE_KEEP keeps the round's schema too, for a look at its tables and indexes afterwards.
+    await postgres?.drop({ keep: Boolean(process.env.BENCH_PIPELINE_KEEP) }).catch((error: Error) => {
       console.log(`  could not drop schema ${postgres.schema}: ${error.message}`);
     });
   }

@@ -207,10 +207,17 @@ export class PostgresRound {
     };
   }
 
-  /** Drops the schema (under the lock migrations take, as the tests do) and closes the bench's session. */
-  async drop(): Promise<void> {
+  /**
+   * Closes the bench's session and drops the schema (under the lock migrations take, as the tests do), unless
+   * it is to be kept.
+   */
+  async drop(options: { keep?: boolean } = {}): Promise<void> {
     this.stopSampling();
     await this.client?.end().catch(() => {});
+    if (options.keep) {
+      console.log(`  schema ${this.schema} kept`);
+      return;
+    }
     await withAdvisoryLock(this.baseUrl, async () => {
       const client = new pg.Client({ connectionString: this.baseUrl });
       await client.connect();
