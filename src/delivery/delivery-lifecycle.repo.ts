@@ -4,6 +4,7 @@
 import type { Erasure } from '../shared/erasure.ts';
 import { DlrStatus } from '../sms/dlr-status.ts';
 import { accountKey } from '../store/account-key.ts';
+import { checkedOnly } from '../store/checked-only.ts';
 import type { Executor } from '../store/db.ts';
 import { deleteAged, pruneOldest } from '../store/purge.ts';
 
@@ -114,7 +115,7 @@ export const deliveryLifecycleRepo = {
           updated_at: now,
         })
         .where('id', 'in', chunk)
-        .where('state', 'in', unsentStates)
+        .where(checkedOnly('state'), 'in', unsentStates)
         .execute();
       await db
         .updateTable('messages')

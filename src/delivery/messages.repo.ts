@@ -3,6 +3,7 @@
 import { type Selectable, sql } from 'kysely';
 import { DlrStatus } from '../sms/dlr-status.ts';
 import { insertRows } from '../store/bulk-insert.ts';
+import { checkedOnly } from '../store/checked-only.ts';
 import type { DialectName, Executor } from '../store/db.ts';
 import { claimsOf, leaseQueue } from '../store/lease-queue.ts';
 import { runPrepared, shapedChunks, slot, slots } from '../store/prepared.ts';
@@ -126,7 +127,7 @@ export const messagesRepo = {
         .updateTable('messages')
         .set({ ...fields, lease_until: null, lease_owner: null, updated_at: now })
         .where('id', 'in', chunk)
-        .where('state', '=', 'sending')
+        .where(checkedOnly('state'), '=', 'sending')
         .where('lease_owner', owner === null ? 'is' : '=', owner)
         .executeTakeFirst();
       moved += Number(result.numUpdatedRows);
@@ -176,7 +177,8 @@ export const messagesRepo = {
             updated_at = ${slot(2)}, sent_at = ${slot(2)}, country = v.column3, lease_owner = null,
             connector = v.column5, route = v.column6
             from (values ${values}) as v
-            where messages.id = v.column1 and messages.state = ${slot(3)} and messages.lease_owner = v.column4
+            where messages.id = v.column1 and ${checkedOnly('messages.state')} = ${slot(3)}
+              and messages.lease_owner = v.column4
             returning messages.id`;
           return { compile: () => statement.compile(q) };
         },
@@ -230,8 +232,8 @@ export const messagesRepo = {
             .where('id', 'in', slots(7, size))
             .where((eb) =>
               eb.or([
-                eb('state', 'in', [slot(3), slot(4)]),
-                eb.and([eb('state', '=', slot(5)), eb('error', '=', slot(6))]),
+                eb(checkedOnly('state'), 'in', [slot(3), slot(4)]),
+                eb.and([eb(checkedOnly('state'), '=', slot(5)), eb('error', '=', slot(6))]),
               ]),
             )
             .returning('id'),

@@ -9,6 +9,7 @@
 // whatever the row's own `lease_until` says. A row leased without a term (alert jobs; a row an older version
 // leased) is released when its own `lease_until` has passed.
 import { type Selectable, sql } from 'kysely';
+import { checkedOnly } from './checked-only.ts';
 import type { DialectName, Executor } from './db.ts';
 import { executePrepared, padToShape, runPrepared, slot, slots } from './prepared.ts';
 import type { Database } from './schema.ts';
@@ -214,7 +215,7 @@ export function leaseQueue<T extends LeasedTable>(spec: LeaseQueueSpec<T>) {
         (q) =>
           leaseRows(q, columns)
             .where('id', 'in', slots(from + 1, size))
-            .where('state', '=', as(from)),
+            .where(checkedOnly('state'), '=', as(from)),
         [...args, waiting, ...list],
       );
     },

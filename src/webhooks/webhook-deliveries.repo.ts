@@ -3,6 +3,7 @@
 // compiled once per shape (store/prepared.ts): building them anew cost more than SQLite running them.
 import { type Selectable, sql } from 'kysely';
 import { insertRows } from '../store/bulk-insert.ts';
+import { checkedOnly } from '../store/checked-only.ts';
 import type { DialectName, Executor } from '../store/db.ts';
 import { leaseQueue } from '../store/lease-queue.ts';
 import { executePrepared, padToShape, runPrepared, shapedChunks, slot, slots } from '../store/prepared.ts';
@@ -287,7 +288,7 @@ export const webhookDeliveriesRepo = {
               updated_at: as(2),
             }))
             .where('id', 'in', slots(5, size))
-            .where('state', '=', as(3))
+            .where(checkedOnly('state'), '=', as(3))
             .where('lease_owner', '=', as(4))
             .returning('id'),
         ['delivered', 1, now, 'sending', owner, ...chunk],
@@ -343,7 +344,7 @@ export const webhookDeliveriesRepo = {
         .updateTable('webhook_deliveries')
         .set({ state, lease_until: null, lease_owner: null, updated_at: now })
         .where('id', 'in', chunk)
-        .where('state', '=', 'sending')
+        .where(checkedOnly('state'), '=', 'sending')
         .where('lease_owner', '=', owner)
         .execute();
     }
