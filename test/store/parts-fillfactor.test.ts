@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import { expect, it } from 'vitest';
 import { messagePartsRepo } from '../../src/delivery/message-parts.repo.ts';
 import { describeOnPostgres } from '../helpers/harness.ts';
+import { counted } from '../helpers/pg-stats.ts';
 
 describeOnPostgres('message parts', (h) => {
   it('the receipts of a batch of parts written together update them in place, without new index entries', async () => {
@@ -15,14 +16,10 @@ describeOnPostgres('message parts', (h) => {
         select g, 1, 'smsc-' || g, null, null, 0 from generate_series(1, 500) g returning id`.execute(tx);
       return rows.map((r) => Number(r.id));
     });
-    const { updated, hot } = await db.transaction().execute(async (tx) => {
-      await messagePartsRepo.updateParts(tx, ids, 'DELIVRD', 0, 1);
-      const { rows } = await sql<{ updated: string; hot: string }>`
-        select n_tup_upd as updated, n_tup_hot_upd as hot
-        from pg_stat_xact_user_tables where relid = 'message_parts'::regclass`.execute(tx);
-      return { updated: Number(rows[0].updated), hot: Number(rows[0].hot) };
-    });
+    const { updated, hotUpdated } = await counted(db, 'message_parts', (tx) =>
+      messagePartsRepo.updateParts(tx, ids, 'DELIVRD', 0, 1),
+    );
     expect(updated).toBe(500);
-    expect(hot).toBe(500);
+    expect(hotUpdated).toBe(500);
   });
 });

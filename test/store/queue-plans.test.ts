@@ -11,10 +11,6 @@
 //   message in flight. They must read about the rows of their batch only; so must a webhook dispatcher's
 //   record of its delivered batch, whose `state = 'sending'` matches the partial index of every leased
 //   delivery.
-//
-// Counts are read before and after the statement, in one transaction: PostgreSQL 15's
-// `pg_stat_xact_user_tables` also shows the connection's counts of earlier transactions that it has not yet
-// flushed (at most once a second, later on a busy machine), such as the app's first reads of the empty table.
 import { sql } from 'kysely';
 import { expect, it } from 'vitest';
 import { messagesRepo } from '../../src/delivery/messages.repo.ts';
@@ -22,29 +18,7 @@ import { DlrStatus } from '../../src/sms/dlr-status.ts';
 import type { Executor } from '../../src/store/db.ts';
 import { webhookDeliveriesRepo } from '../../src/webhooks/webhook-deliveries.repo.ts';
 import { describeOnPostgres } from '../helpers/harness.ts';
-
-/**
- * What `work` adds to `table`'s count of sequential scans (`seq_scan`) or of rows handed over by index scans
- * (`idx_tup_fetch`), in its own transaction.
- */
-async function counted(
-  db: Executor,
-  table: string,
-  count: 'seq_scan' | 'idx_tup_fetch',
-  work: (tx: Executor) => Promise<unknown>,
-): Promise<number> {
-  const read = async (tx: Executor) => {
-    const { rows } = await sql<{ n: string }>`
-      select coalesce(${sql.ref(count)}, 0) as n from pg_stat_xact_user_tables
-      where relid = ${table}::regclass`.execute(tx);
-    return Number(rows[0].n);
-  };
-  return db.transaction().execute(async (tx) => {
-    const before = await read(tx);
-    await work(tx);
-    return (await read(tx)) - before;
-  });
-}
+import { counted } from '../helpers/pg-stats.ts';
 
 /**
  * A table of thirty thousand queued messages, due at 1 to 30,000, and its statistics taken; answers the first
@@ -66,7 +40,7 @@ describeOnPostgres("the queues' statements", (h) => {
     const { db } = h().deps.store;
     await queueMessages(db);
     let claimed: Awaited<ReturnType<typeof messagesRepo.claimDue>> = [];
-    const seqScans = await counted(db, 'messages', 'seq_scan', async (tx) => {
+    const { seqScans } = await counted(db, 'messages', async (tx) => {
       claimed = await messagesRepo.claimDue(tx, 'postgres', 1_000_000, 15_000, 1000, 7);
     });
     expect(claimed).toHaveLength(1000);
@@ -96,13 +70,13 @@ describeOnPostgres("the queues' statements", (h) => {
       route: null,
     }));
     let marked = new Set<number>();
-    const submitRows = await counted(db, 'messages', 'idx_tup_fetch', async (tx) => {
+    const { indexFetched: submitRows } = await counted(db, 'messages', async (tx) => {
       marked = await messagesRepo.markSubmitted(tx, submits, 1);
     });
     expect(marked.size).toBe(128);
 
     let finalized: number[] = [];
-    const receiptRows = await counted(db, 'messages', 'idx_tup_fetch', async (tx) => {
+    const { indexFetched: receiptRows } = await counted(db, 'messages', async (tx) => {
       finalized = await messagesRepo.finalizeMany(
         tx,
         batch.map((i) => id(5000 + i)),
@@ -138,7 +112,7 @@ describeOnPostgres("the queues' statements", (h) => {
       where id between ${ids[0]} and ${ids[4999]}`.execute(db);
 
     let done: number[] = [];
-    const fetched = await counted(db, 'webhook_deliveries', 'idx_tup_fetch', async (tx) => {
+    const { indexFetched: fetched } = await counted(db, 'webhook_deliveries', async (tx) => {
       done = await webhookDeliveriesRepo.markDelivered(tx, ids.slice(0, 128), 9, 2);
     });
     expect(done).toHaveLength(128);
