@@ -7,17 +7,8 @@ const pattern = /^(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(\d)(\d{2})([+\-R])$
 
 /** A time as SMPP's absolute format, in UTC: YYMMDDhhmmss, tenths, `00+`. */
 export function smppAbsoluteTime(ms: number): string {
-  const d = new Date(ms);
-  const fields = [
-    d.getUTCFullYear() % 100,
-    d.getUTCMonth() + 1,
-    d.getUTCDate(),
-    d.getUTCHours(),
-    d.getUTCMinutes(),
-    d.getUTCSeconds(),
-  ];
-  const tenths = Math.floor(d.getUTCMilliseconds() / 100);
-  return `${fields.map((n) => String(n).padStart(2, '0')).join('')}${tenths}00+`;
+  const utc = DateTime.fromMillis(ms, { zone: 'utc' });
+  return `${utc.toFormat('yyMMddHHmmss')}${Math.floor(utc.millisecond / 100)}00+`;
 }
 
 /** The instant (ms since the epoch) an SMPP time names, `now` the base of a relative one; undefined if invalid. */

@@ -63,9 +63,10 @@ export async function bindEsme(
   return { esme, resp };
 }
 
-/** Pigeon's SMPP server on the harness's services, on a free loopback port, polling its outbox fast. */
 /** How long a test server's bind counts after its last renewal (on the harness's clock). */
 export const bindTtlMs = 15_000;
+
+/** Pigeon's SMPP server on the harness's services, on a free loopback port, polling its outbox fast. */
 
 export async function startSmppServer(
   h: Harness,
