@@ -13,7 +13,7 @@ export class TcpProxy {
   private stalled = false;
   /** Connections taken while stalled, never passed on. */
   private readonly held = new Set<Socket>();
-  /** Called, and cleared, when the next COMMIT has been passed on and its connection closed. */
+  /** Called, and cleared, when the next COMMIT has been passed on and the server has closed its connection. */
   private commitTrap: (() => void) | undefined;
 
   constructor(target: { host: string; port: number }) {
@@ -42,9 +42,13 @@ export class TcpProxy {
         const trap = this.commitTrap;
         if (trap && /\bcommit\b/i.test(chunk.toString('latin1'))) {
           this.commitTrap = undefined;
-          upstream.end(chunk);
           client.destroy();
-          trap();
+          // The server has acted on the COMMIT once it closes its end, having read the end of input after it:
+          // its answer is read and dropped, so that end is seen.
+          upstream.unpipe(client);
+          upstream.resume();
+          upstream.once('close', trap);
+          upstream.end(chunk);
           return;
         }
         if (!upstream.write(chunk)) {
@@ -77,7 +81,9 @@ export class TcpProxy {
 
   /**
    * Passes the next COMMIT (of any connection) on to the server, then closes that connection before the answer
-   * comes back. Resolves once it has.
+   * comes back. Resolves once the server has closed its end too, so the COMMIT has taken effect: the client's
+   * error comes at once, while a busy server may still be writing the commit, and another connection's read
+   * made then would not see it yet.
    */
   cutAfterCommit(): Promise<void> {
     return new Promise((resolve) => {
