@@ -1,6 +1,6 @@
-// The SMPP 3.4 PDUs the server reads and writes, by hand: binds, submit_sm (fields and the TLVs of long
-// messages), query_sm, cancel_sm, enquire_link and unbind in; their answers, deliver_sm (receipts and replies) and
-// generic_nack out.
+// The SMPP 3.4 PDUs the server reads and writes, by hand: binds, submit_sm and data_sm (fields and the TLVs of
+// long messages), query_sm, cancel_sm, enquire_link and unbind in; their answers, deliver_sm (receipts and
+// replies) and generic_nack out.
 
 import {
   CommandId as Command,
@@ -121,8 +121,8 @@ export interface SubmitSm extends SubmitSmFields {
   tlvs: Map<number, Buffer>;
 }
 
-export function readSubmitSm(pdu: Buffer): SubmitSm {
-  const r = new Reader(pdu);
+/** service_type, then the source and destination addresses: how submit_sm and data_sm begin. */
+function readAddresses(r: Reader) {
   r.cString(6); // service_type
   const sourceTon = r.byte();
   const sourceNpi = r.byte();
@@ -130,6 +130,12 @@ export function readSubmitSm(pdu: Buffer): SubmitSm {
   const destTon = r.byte();
   const destNpi = r.byte();
   const destination = r.cString(64);
+  return { sourceTon, sourceNpi, source, destTon, destNpi, destination };
+}
+
+export function readSubmitSm(pdu: Buffer): SubmitSm {
+  const r = new Reader(pdu);
+  const addresses = readAddresses(r);
   const esmClass = r.byte();
   r.byte(); // protocol_id
   r.byte(); // priority_flag
@@ -142,18 +148,28 @@ export function readSubmitSm(pdu: Buffer): SubmitSm {
   const smLength = r.byte();
   const shortMessage = r.bytes(smLength);
   const tlvs = r.tlvs();
+  return { ...addresses, esmClass, registeredDelivery, dataCoding, shortMessage, scheduleDeliveryTime, tlvs };
+}
+
+/**
+ * A data_sm, read as the submit_sm it stands for (SMPP 3.4, 4.7.1): the same addresses, esm_class,
+ * registered_delivery and data_coding, no short_message (the text is in message_payload, or split by SAR TLVs or
+ * a UDH in it) and no schedule_delivery_time.
+ */
+export function readDataSm(pdu: Buffer): SubmitSm {
+  const r = new Reader(pdu);
+  const addresses = readAddresses(r);
+  const esmClass = r.byte();
+  const registeredDelivery = r.byte();
+  const dataCoding = r.byte();
+  const tlvs = r.tlvs();
   return {
-    sourceTon,
-    sourceNpi,
-    source,
-    destTon,
-    destNpi,
-    destination,
+    ...addresses,
     esmClass,
     registeredDelivery,
     dataCoding,
-    shortMessage,
-    scheduleDeliveryTime,
+    shortMessage: Buffer.alloc(0),
+    scheduleDeliveryTime: '',
     tlvs,
   };
 }
@@ -211,8 +227,8 @@ export const encodeEmpty = (commandId: number, sequence: number, status = 0): Bu
   withHeader(commandId, status, sequence, []);
 
 /**
- * A bind_*_resp or submit_sm_resp: its one C-octet string (system_id, message_id) when accepted; no body when
- * refused (SMPP 3.4, 4.1.2 and 4.4.2).
+ * A bind_*_resp, submit_sm_resp or data_sm_resp: its one C-octet string (system_id, message_id) when accepted;
+ * no body when refused (SMPP 3.4, 4.1.2 and 4.4.2; data_sm_resp as submit_sm_resp).
  */
 export const encodeResp = (commandId: number, sequence: number, status: number, value: string): Buffer =>
   withHeader(commandId, status, sequence, status === 0 ? [cString(value)] : []);

@@ -1,9 +1,9 @@
 // Pigeon's SMPP 3.4 server (SMPP_SERVER_PORT, and over TLS SMPP_SERVER_TLS_PORT): customers' ESMEs bind with
-// the SMPP credentials of their account (smpp-users.service.ts), submit_sm is a send of that account through
-// the sending service (smpp-messages.service.ts), and receipts and replies of those sends go back to the
-// user's receiver and transceiver binds as deliver_sm (outbox-pump.ts). Binds are braked per address like
-// failed sign-ins, limited per user (max_binds, counted across processes: smpp-binds.ts), and submits throttled
-// per user (tps, this process's share of it).
+// the SMPP credentials of their account (smpp-users.service.ts), submit_sm (or data_sm) is a send of that
+// account through the sending service (smpp-messages.service.ts), and receipts and replies of those sends go
+// back to the user's receiver and transceiver binds as deliver_sm (outbox-pump.ts). Binds are braked per address
+// like failed sign-ins, limited per user (max_binds, counted across processes: smpp-binds.ts), and submits
+// throttled per user (tps, this process's share of it).
 import { readFileSync } from 'node:fs';
 import net, { type AddressInfo } from 'node:net';
 import tls from 'node:tls';
@@ -19,8 +19,10 @@ import {
   encodeResp,
   fieldsOf,
   readCancelSm,
+  readDataSm,
   readQuerySm,
   readSubmitSm,
+  type SubmitSm,
 } from './pdu.ts';
 import type { BindRegistry } from './smpp-binds.ts';
 import { type SmppMessagesService, SubmitRefused, wantsReceipt } from './smpp-messages.service.ts';
@@ -125,62 +127,67 @@ export function createSmppServer(deps: {
   };
   const pump = createOutboxPump({ messages: deps.messages, receivers, log, pollMs: options.pollMs, now });
 
-  const refuse = (sequence: number, status: number) => encodeResp(Command.submitSmResp, sequence, status, '');
-
-  async function submit(session: SmppSession, pdu: Buffer, sequence: number): Promise<Buffer> {
-    const user = session.user!;
-    const sm = fieldsOf(readSubmitSm, pdu);
-    if (!sm) return refuse(sequence, CommandStatus.ESME_RINVCMDLEN);
-    let dueAt: number | undefined;
-    if (sm.scheduleDeliveryTime !== '') {
-      dueAt = parseSmppTime(sm.scheduleDeliveryTime, now());
-      if (dueAt === undefined) return refuse(sequence, CommandStatus.ESME_RINVSCHED);
-    }
-    if (!throttle.take(user.id, deps.binds.tpsHere(user.id, user.tps)))
-      return refuse(sequence, CommandStatus.ESME_RTHROTTLED);
-    if (!supportedCodings.has(sm.dataCoding)) return refuse(sequence, CommandStatus.unsupportedCoding);
-    const body = submitBody(sm);
-    if ('error' in body) return refuse(sequence, CommandStatus.ESME_RINVESMCLASS);
-    let bytes = body.bytes;
-    let partIds: string[] = [];
-    if (body.part) {
-      const id = partIdsOf.next();
-      // Kannel asks for a receipt on one part of a long message only: each part's own wish is kept.
-      const receiptId = wantsReceipt(sm.registeredDelivery) ? id : undefined;
-      const whole = concatenation.add(
-        user.id,
-        sm.source,
-        sm.destination,
-        sm.dataCoding,
-        body.part,
-        bytes,
-        receiptId,
-      );
-      // An earlier part: answered at once (a client with a window of one sends the next only then), under an
-      // id of its own; the message is sent and charged with its last part, and each part that asked gets a receipt.
-      if (whole === undefined) return encodeResp(Command.submitSmResp, sequence, 0, id);
-      if ('error' in whole) return refuse(sequence, CommandStatus.ESME_RINVESMCLASS);
-      bytes = whole.bytes;
-      partIds = whole.otherIds;
-    }
-    const text = decodeText(sm.dataCoding, bytes);
-    try {
-      const messageId = await deps.messages.submit(user, session.clientIp, {
-        source: sm.source,
-        destination: sm.destination,
-        text,
-        unicode: sm.dataCoding === 8,
-        registeredDelivery: sm.registeredDelivery,
-        partIds,
-        dueAt,
-      });
-      return encodeResp(Command.submitSmResp, sequence, 0, messageId);
-    } catch (error) {
-      if (error instanceof SubmitRefused) return refuse(sequence, error.status);
-      log.warn({ err: (error as Error).message, systemId: user.systemId }, 'SMPP server: submit failed');
-      return refuse(sequence, CommandStatus.ESME_RSYSERR);
-    }
-  }
+  /**
+   * The handler of a submit_sm or a data_sm, read by `read` and answered by a PDU of command `resp`: a send of the
+   * user's account.
+   */
+  const submitting =
+    (read: (pdu: Buffer) => SubmitSm, resp: number) =>
+    async (session: SmppSession, pdu: Buffer, sequence: number): Promise<Buffer> => {
+      const refuse = (status: number) => encodeResp(resp, sequence, status, '');
+      const user = session.user!;
+      const sm = fieldsOf(read, pdu);
+      if (!sm) return refuse(CommandStatus.ESME_RINVCMDLEN);
+      let dueAt: number | undefined;
+      if (sm.scheduleDeliveryTime !== '') {
+        dueAt = parseSmppTime(sm.scheduleDeliveryTime, now());
+        if (dueAt === undefined) return refuse(CommandStatus.ESME_RINVSCHED);
+      }
+      if (!throttle.take(user.id, deps.binds.tpsHere(user.id, user.tps)))
+        return refuse(CommandStatus.ESME_RTHROTTLED);
+      if (!supportedCodings.has(sm.dataCoding)) return refuse(CommandStatus.unsupportedCoding);
+      const body = submitBody(sm);
+      if ('error' in body) return refuse(CommandStatus.ESME_RINVESMCLASS);
+      let bytes = body.bytes;
+      let partIds: string[] = [];
+      if (body.part) {
+        const id = partIdsOf.next();
+        // Kannel asks for a receipt on one part of a long message only: each part's own wish is kept.
+        const receiptId = wantsReceipt(sm.registeredDelivery) ? id : undefined;
+        const whole = concatenation.add(
+          user.id,
+          sm.source,
+          sm.destination,
+          sm.dataCoding,
+          body.part,
+          bytes,
+          receiptId,
+        );
+        // An earlier part: answered at once (a client with a window of one sends the next only then), under an
+        // id of its own; the message is sent and charged with its last part, and each part that asked gets a receipt.
+        if (whole === undefined) return encodeResp(resp, sequence, 0, id);
+        if ('error' in whole) return refuse(CommandStatus.ESME_RINVESMCLASS);
+        bytes = whole.bytes;
+        partIds = whole.otherIds;
+      }
+      const text = decodeText(sm.dataCoding, bytes);
+      try {
+        const messageId = await deps.messages.submit(user, session.clientIp, {
+          source: sm.source,
+          destination: sm.destination,
+          text,
+          unicode: sm.dataCoding === 8,
+          registeredDelivery: sm.registeredDelivery,
+          partIds,
+          dueAt,
+        });
+        return encodeResp(resp, sequence, 0, messageId);
+      } catch (error) {
+        if (error instanceof SubmitRefused) return refuse(error.status);
+        log.warn({ err: (error as Error).message, systemId: user.systemId }, 'SMPP server: submit failed');
+        return refuse(CommandStatus.ESME_RSYSERR);
+      }
+    };
 
   async function query(session: SmppSession, pdu: Buffer, sequence: number): Promise<Buffer> {
     const user = session.user!;
@@ -239,7 +246,8 @@ export function createSmppServer(deps: {
     bound(session) {
       if (session.receives) pump.wake();
     },
-    submit,
+    submit: submitting(readSubmitSm, Command.submitSmResp),
+    data: submitting(readDataSm, Command.dataSmResp),
     query,
     cancel,
     acknowledged: (_session, rowId, status) => pump.acknowledged(rowId, status),

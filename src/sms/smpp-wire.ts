@@ -23,6 +23,8 @@ export const CommandId = {
   unbindResp: 0x80000006,
   enquireLink: 0x00000015,
   enquireLinkResp: 0x80000015,
+  dataSm: 0x00000103,
+  dataSmResp: 0x80000103,
   alertNotification: 0x00000102,
 } as const;
 

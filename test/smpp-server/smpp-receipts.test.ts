@@ -94,6 +94,29 @@ describeEachDialect('SMPP server receipts', (h) => {
     for (const esme of open.splice(0)) await esme.close();
   });
 
+  it('sends the receipt a data_sm asked for, under the id its data_sm_resp gave', async () => {
+    const { esme: trx } = await bindEsme(port, 'transceiver', 'dlr', 'pw');
+    open.push(trx);
+    const resp = await trx.request('data_sm', {
+      source_addr: 'MyShop',
+      destination_addr: '33612345107',
+      registered_delivery: 1,
+      data_coding: 0,
+      message_payload: gsm('Sent as data_sm'),
+    });
+    expect(resp.command_status).toBe(0);
+    await waitFor(
+      () => trx.delivered.some((d) => d.receipted_message_id === resp.message_id),
+      'the data_sm’s receipt on the transceiver',
+    );
+    const receipt = trx.delivered.find((d) => d.receipted_message_id === resp.message_id)!;
+    expect(receipt.source_addr).toBe('33612345107');
+    expect((receipt.short_message as { message: string }).message).toMatch(
+      new RegExp(`^id:${resp.message_id} sub:001 dlvrd:001 .* stat:DELIVRD err:003 text:Sent as data_sm$`),
+    );
+    for (const esme of open.splice(0)) await esme.close();
+  });
+
   it('sends a receipt for each part id of a long message, all with the message’s outcome', async () => {
     const { esme: trx } = await bindEsme(port, 'transceiver', 'dlr', 'pw');
     open.push(trx);

@@ -1,7 +1,8 @@
 // submit_sm through Pigeon's SMPP server is a send of the SMPP user's account through the same path as
 // POST /send: charged per part, filtered (blacklist), refused without credits, visible in GET /messages; text
 // in GSM 03.38, Latin-1 or UCS-2; long messages as UDH parts (8- and 16-bit references), SAR TLVs or
-// message_payload, joined before the send; throttled above the user's tps with ESME_RTHROTTLED.
+// message_payload, joined before the send; data_sm as a submit_sm; throttled above the user's tps with
+// ESME_RTHROTTLED.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { SmppServer } from '../../src/smpp-server/smpp-server.ts';
 import { encodeGsm7, encodeUcs2 } from '../../src/sms/segments.ts';
@@ -116,6 +117,80 @@ describeEachDialect('SMPP server submit_sm', (h) => {
       const mine = messages.body.messages.find((m: { destination: string }) => m.destination === to);
       expect(mine, way).toMatchObject({ campaign_id: id, text, cost: 3 });
     }
+  });
+
+  it('takes data_sm as a submit_sm: the text in message_payload (long, in SAR parts, or UCS-2), answered data_sm_resp with the campaign id, charged per part', async () => {
+    const data = (fields: Record<string, unknown>) =>
+      esme.request('data_sm', { source_addr: 'MyShop', data_coding: 0, ...fields });
+    const before = await credits();
+    const to = number();
+    const one = await data({ destination_addr: to, message_payload: gsm('Hello via data_sm') });
+    expect(one.command).toBe('data_sm_resp');
+    expect(one.command_status).toBe(0);
+    expect(await credits()).toBe(before - 1);
+
+    const text = `${'d'.repeat(153)}${'e'.repeat(20)}`;
+    const long = number();
+    const whole = await data({ destination_addr: long, message_payload: gsm(text) });
+    expect(whole.command_status).toBe(0);
+    const sar = number();
+    const parts = [text.slice(0, 153), text.slice(153)];
+    const answers = [];
+    for (let i = 0; i < parts.length; i++) {
+      answers.push(
+        await data({
+          destination_addr: sar,
+          message_payload: gsm(parts[i]),
+          sar_msg_ref_num: 4242,
+          sar_total_segments: 2,
+          sar_segment_seqnum: i + 1,
+        }),
+      );
+    }
+    expect(answers.map((a) => a.command_status)).toEqual([0, 0]);
+    const arabic = 'مرحبا data_sm';
+    const unicode = number();
+    expect(
+      (await data({ destination_addr: unicode, data_coding: 8, message_payload: ucs2(arabic) }))
+        .command_status,
+    ).toBe(0);
+    expect(await credits()).toBe(before - 1 - 2 - 2 - 1);
+
+    const messages = (await call(h().app, 'GET', '/messages', { token: account.token })).body.messages;
+    const of = (destination: string) =>
+      messages.find((m: { destination: string }) => m.destination === destination);
+    expect(of(to)).toMatchObject({
+      campaign_id: one.message_id,
+      text: 'Hello via data_sm',
+      sender: 'MyShop',
+    });
+    expect(of(long)).toMatchObject({ campaign_id: whole.message_id, text, cost: 2 });
+    expect(of(sar)).toMatchObject({ campaign_id: answers[1].message_id, text, cost: 2 });
+    expect(of(unicode)).toMatchObject({ text: arabic, cost: 1 });
+  });
+
+  it('refuses a data_sm as it refuses a submit_sm: a blacklisted destination (0x400), an empty text, a receiver bind (0x04)', async () => {
+    const listed = number();
+    await call(h().app, 'POST', '/blacklist', {
+      token: account.token,
+      json: { blacklist: { contacts: { gsm: [{ value: listed }] } } },
+    });
+    const before = await credits();
+    const data = (on: Esme, fields: Record<string, unknown>) =>
+      on.request('data_sm', { source_addr: 'MyShop', data_coding: 0, ...fields });
+    const refused = await data(esme, { destination_addr: listed, message_payload: gsm('hi') });
+    expect(refused.command).toBe('data_sm_resp');
+    expect(refused.command_status).toBe(0x400);
+    expect((await data(esme, { destination_addr: number() })).command_status).toBe(0x45);
+    const { esme: receiver } = await bindEsme(port, 'receiver', 'sender', 'pw');
+    try {
+      const r = await data(receiver, { destination_addr: number(), message_payload: gsm('hi') });
+      expect(r.command).toBe('data_sm_resp');
+      expect(r.command_status).toBe(0x04);
+    } finally {
+      await receiver.close();
+    }
+    expect(await credits()).toBe(before);
   });
 
   it('takes UCS-2 (data_coding 8) and Latin-1 (3) text', async () => {
