@@ -24,6 +24,9 @@ export interface Kept<T> {
   item: T;
 }
 
+/** Why a recipient was not kept: the counter it landed in. */
+export type FilterReason = Exclude<keyof FilterCounts, 'total' | 'sent'>;
+
 /** Tells which of up to `chunk` numbers are blacklisted or NPAI for the account. */
 export type ListedLookup = (numbers: string[]) => Promise<{ number: string; list: string }[]>;
 
@@ -40,6 +43,8 @@ export async function filterRecipients<T>(
     chunk: number;
     /** Whether the account has any listed number at all: lets a large send skip its chunked lookups. */
     anyListed: () => Promise<boolean>;
+    /** Told of each recipient not kept, as given, and why (an SMPP submit_multi answers them one by one). */
+    rejected?: (raw: string, reason: FilterReason) => void;
   },
 ): Promise<{ kept: Kept<T>[]; counts: FilterCounts }> {
   const counts: FilterCounts = {
@@ -52,37 +57,43 @@ export async function filterRecipients<T>(
     not_allowed: 0,
   };
   const { allowedCountries } = options;
+  const reject = (raw: string, reason: FilterReason) => {
+    counts[reason]++;
+    options.rejected?.(raw, reason);
+  };
   // Verdict per normalized number, so a repeat is neither validated again nor counted twice as invalid.
   const seen = new Map<string, boolean>();
   const allowed: Kept<T>[] = [];
+  /** The numbers of `allowed` as given, kept only for `rejected`. */
+  const allowedRaw: string[] = [];
   for (const { raw, item } of candidates) {
     counts.total++;
     const number = normalizeNumber(raw);
     if (number === undefined) {
-      counts.invalid++;
+      reject(raw, 'invalid');
       continue;
     }
     const verdict = seen.get(number);
     if (verdict !== undefined) {
-      if (verdict) counts.duplicated++;
-      else counts.invalid++;
+      reject(raw, verdict ? 'duplicated' : 'invalid');
       continue;
     }
     const check = checkNumber(number);
     seen.set(number, check.valid);
     if (!check.valid) {
-      counts.invalid++;
+      reject(raw, 'invalid');
       continue;
     }
     if (allowedCountries && (check.country === undefined || !allowedCountries.has(check.country))) {
-      counts.not_allowed++;
+      reject(raw, 'not_allowed');
       continue;
     }
     if (options.routable && !options.routable(number, check.country)) {
-      counts.not_allowed++;
+      reject(raw, 'not_allowed');
       continue;
     }
     allowed.push({ number, country: check.country, item });
+    if (options.rejected) allowedRaw.push(raw);
   }
   seen.clear();
 
@@ -101,10 +112,10 @@ export async function filterRecipients<T>(
     return { kept: allowed, counts };
   }
   const kept: Kept<T>[] = [];
-  for (const k of allowed) {
+  for (const [i, k] of allowed.entries()) {
     const list = listed.get(k.number);
-    if (list === 'blacklist') counts.blacklisted++;
-    else if (list === 'npai') counts.npai++;
+    if (list === 'blacklist') reject(allowedRaw[i] ?? k.number, 'blacklisted');
+    else if (list === 'npai') reject(allowedRaw[i] ?? k.number, 'npai');
     else kept.push(k);
   }
   counts.sent = kept.length;

@@ -25,7 +25,12 @@ import { createListedLookups, type ListedLookup } from './listed-lookups.ts';
 import { listsRepo } from './lists.repo.ts';
 import { createMessageCaps, type Quotas } from './message-caps.ts';
 import { type ContactFields, compileTemplate, render } from './message-text.ts';
-import { type Candidate, type FilterCounts, filterRecipients } from './recipient-filter.ts';
+import {
+  type Candidate,
+  type FilterCounts,
+  type FilterReason,
+  filterRecipients,
+} from './recipient-filter.ts';
 import { checkGsmsmsids, type ListRef, type RecipientInput, refuseGsmsmsid } from './recipient-ids.ts';
 import { createBacklogGate } from './send-backlog.ts';
 import { createSendBatcher } from './send-batcher.ts';
@@ -46,6 +51,8 @@ export interface SendOptions {
   record?: RecordAnswer<CampaignResult>;
   /** When the send is due, as an instant (an SMPP submit's schedule_delivery_time); a past one is now. */
   dueAt?: number;
+  /** Told of each recipient the filter did not keep, as given, and why (an SMPP submit_multi's answer). */
+  rejected?: (raw: string, reason: FilterReason) => void;
 }
 
 interface Recipient {
@@ -239,8 +246,10 @@ export function createSendingService(deps: {
     candidates: Iterable<Candidate<T>>,
     p: Pick<Plan, 'sender' | 'pushtype'>,
     limits: SendLimits,
+    rejected?: (raw: string, reason: FilterReason) => void,
   ) =>
     filterRecipients(candidates, {
+      rejected,
       allowedCountries: limits.countries,
       routable: deps.routable
         ? (destination, country) =>
@@ -474,7 +483,7 @@ export function createSendingService(deps: {
       };
       const heldBy = await screened(auth, p);
       const limits = await deps.limits.forSend(auth);
-      const { kept, counts } = await filterFor(auth.accountId, candidates(), p, limits);
+      const { kept, counts } = await filterFor(auth.accountId, candidates(), p, limits, options.rejected);
       return execute(auth, p, kept, counts, options.simulate, now, limits, [], options.record, heldBy);
     },
 
