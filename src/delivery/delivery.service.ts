@@ -404,9 +404,12 @@ export function createDeliveryService(deps: {
       return messagesRepo.cancelUntaken(tx, accountId, campaignId, clock.now());
     },
 
-    /** Where a campaign's (first) message stands: state, receipt status, last change; undefined if none. */
-    messageStateOf(campaignId: number) {
-      return messagesRepo.stateOfCampaign(db, campaignId);
+    /**
+     * Where a campaign's first `limit` messages stand, in order: state, receipt status, last change (an SMPP
+     * submit's campaign has one message, a submit_multi's up to 255).
+     */
+    messageStatesOf(campaignId: number, limit: number) {
+      return messagesRepo.statesOfCampaign(db, campaignId, limit);
     },
 
     /** Messages due now and not yet taken by a worker, counted up to `upTo`. */

@@ -367,15 +367,15 @@ export const messagesRepo = {
     return Number(result.numUpdatedRows);
   },
 
-  /** Where the first message of a campaign stands: its state, receipt status and last change. */
-  stateOfCampaign(db: Executor, campaignId: number) {
+  /** Where the first `limit` messages of a campaign stand, in order: state, receipt status and last change. */
+  statesOfCampaign(db: Executor, campaignId: number, limit: number) {
     return db
       .selectFrom('messages')
       .select(['state', 'dlr_status', 'updated_at'])
       .where('campaign_id', '=', campaignId)
       .orderBy('seq')
-      .limit(1)
-      .executeTakeFirst();
+      .limit(limit)
+      .execute();
   },
 
   /** Recipients of the campaign's messages whose receipt status is `dlrStatus`, after `afterSeq` (keyset). */

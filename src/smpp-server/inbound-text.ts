@@ -35,7 +35,9 @@ export interface SubmitBody {
 }
 
 /** The text bytes of a submit_sm and the part it carries, or a reason to refuse it. */
-export function submitBody(sm: SubmitSm): SubmitBody | { error: string } {
+export function submitBody(
+  sm: Pick<SubmitSm, 'esmClass' | 'shortMessage' | 'tlvs'>,
+): SubmitBody | { error: string } {
   const payload = sm.tlvs.get(Tag.messagePayload);
   if (payload !== undefined && sm.shortMessage.length > 0) {
     return { error: 'short_message and message_payload both given' };

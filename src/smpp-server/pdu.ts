@@ -1,5 +1,5 @@
-// The SMPP 3.4 PDUs the server reads and writes, by hand: binds, submit_sm and data_sm (fields and the TLVs of
-// long messages), query_sm, cancel_sm, enquire_link and unbind in; their answers, deliver_sm (receipts and
+// The SMPP 3.4 PDUs the server reads and writes, by hand: binds, submit_sm, data_sm and submit_multi (fields and
+// the TLVs of long messages), query_sm, cancel_sm, enquire_link and unbind in; their answers, deliver_sm (receipts and
 // replies) and generic_nack out.
 
 import {
@@ -35,6 +35,8 @@ export const CommandStatus = {
   ESME_RSUBMITFAIL: 0x45,
   ESME_RTHROTTLED: 0x58,
   ESME_RINVSCHED: 0x61,
+  ESME_RINVNUMDESTS: 0x33,
+  ESME_RINVDLNAME: 0x34,
   ESME_RQUERYFAIL: 0x67,
   ESME_RINVOPTPARSTREAM: 0xc0,
   /** The recipient is on the account's blacklist. */
@@ -135,7 +137,11 @@ function readAddresses(r: Reader) {
 
 export function readSubmitSm(pdu: Buffer): SubmitSm {
   const r = new Reader(pdu);
-  const addresses = readAddresses(r);
+  return { ...readAddresses(r), ...readSubmitTail(r) };
+}
+
+/** What a submit_sm and a submit_multi carry after their addresses, from esm_class to the TLVs. */
+function readSubmitTail(r: Reader) {
   const esmClass = r.byte();
   r.byte(); // protocol_id
   r.byte(); // priority_flag
@@ -148,7 +154,42 @@ export function readSubmitSm(pdu: Buffer): SubmitSm {
   const smLength = r.byte();
   const shortMessage = r.bytes(smLength);
   const tlvs = r.tlvs();
-  return { ...addresses, esmClass, registeredDelivery, dataCoding, shortMessage, scheduleDeliveryTime, tlvs };
+  return { esmClass, registeredDelivery, dataCoding, shortMessage, scheduleDeliveryTime, tlvs };
+}
+
+/** A destination of a submit_multi given as an SME address (dest_flag 1). */
+export interface MultiDestination {
+  ton: number;
+  npi: number;
+  address: string;
+}
+
+/** A submit_multi as received: a submit_sm with up to 255 destinations instead of one. */
+export interface SubmitMulti extends Omit<SubmitSm, 'destTon' | 'destNpi' | 'destination'> {
+  destinations: MultiDestination[];
+  /** The distribution list names given (dest_flag 2), which the server does not serve. */
+  dlNames: string[];
+}
+
+export function readSubmitMulti(pdu: Buffer): SubmitMulti {
+  const r = new Reader(pdu);
+  r.cString(6); // service_type
+  const sourceTon = r.byte();
+  const sourceNpi = r.byte();
+  const source = r.cString(64);
+  const count = r.byte();
+  const destinations: MultiDestination[] = [];
+  const dlNames: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const flag = r.byte();
+    if (flag === 1) {
+      const ton = r.byte();
+      const npi = r.byte();
+      destinations.push({ ton, npi, address: r.cString(64) });
+    } else if (flag === 2) dlNames.push(r.cString(64));
+    else throw new MalformedPdu(`dest_flag ${flag}`);
+  }
+  return { sourceTon, sourceNpi, source, destinations, dlNames, ...readSubmitTail(r) };
 }
 
 /**
@@ -232,6 +273,31 @@ export const encodeEmpty = (commandId: number, sequence: number, status = 0): Bu
  */
 export const encodeResp = (commandId: number, sequence: number, status: number, value: string): Buffer =>
   withHeader(commandId, status, sequence, status === 0 ? [cString(value)] : []);
+
+/** A destination of a submit_multi that was not sent, and the command_status it would have had alone. */
+export interface UnsuccessSme extends MultiDestination {
+  status: number;
+}
+
+/**
+ * A submit_multi_resp: the message id and the destinations not sent (no_unsuccess, then each with its
+ * error_status_code) when accepted; no body when refused (4.5.2).
+ */
+export function encodeSubmitMultiResp(
+  sequence: number,
+  status: number,
+  messageId = '',
+  unsuccess: readonly UnsuccessSme[] = [],
+): Buffer {
+  if (status !== 0) return withHeader(Command.submitMultiResp, status, sequence, []);
+  const body = [cString(messageId), Buffer.from([unsuccess.length])];
+  for (const sme of unsuccess) {
+    const code = Buffer.allocUnsafe(4);
+    code.writeUInt32BE(sme.status, 0);
+    body.push(Buffer.from([sme.ton, sme.npi]), cString(sme.address), code);
+  }
+  return withHeader(Command.submitMultiResp, 0, sequence, body);
+}
 
 /** SMPP 3.4 message_state values (5.2.28). */
 export const MessageState = {

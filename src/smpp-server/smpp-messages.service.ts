@@ -4,6 +4,7 @@
 // `smpp_outbox` in the transaction that writes their DLR or MO event (the `eventsWritten` port that delivery
 // declares), and drained as deliver_sm by the process serving the user's receiver and transceiver binds.
 import type { CampaignsService } from '../campaigns/campaigns.service.ts';
+import type { FilterReason } from '../campaigns/recipient-filter.ts';
 import type { CampaignResult, SendingService } from '../campaigns/sending.service.ts';
 import type { DeliveryService } from '../delivery/delivery.service.ts';
 import type { Clock } from '../shared/clock.ts';
@@ -44,6 +45,9 @@ export class SubmitRefused extends Error {
 
 export type SmppMessagesService = ReturnType<typeof createSmppMessagesService>;
 
+/** The most destinations a submit_multi carries (number_of_dests is one octet). */
+export const maxDestinations = 255;
+
 /** Whether a submit_sm asks for a receipt: registered_delivery's low bits 01 (any outcome). Kannel sends 0x11. */
 export const wantsReceipt = (registeredDelivery: number) => (registeredDelivery & 0x03) === 1;
 
@@ -65,12 +69,12 @@ function refusalOf(error: ApiError): SubmitRefused {
 }
 
 /** The command_status of a recipient the send's filter kept out, by the counter it landed in. */
-function filteredOut(result: CampaignResult): SubmitRefused {
-  if (result.invalid > 0) return new SubmitRefused(CommandStatus.ESME_RINVDSTADR, 'invalid destination');
-  if (result.blacklisted > 0) return new SubmitRefused(CommandStatus.blacklisted, 'destination blacklisted');
-  if (result.npai > 0) return new SubmitRefused(CommandStatus.npai, 'destination on the NPAI list');
-  return new SubmitRefused(CommandStatus.notAllowed, 'destination not allowed (country or route)');
-}
+const filteredStatus: Record<Exclude<FilterReason, 'duplicated'>, number> = {
+  invalid: CommandStatus.ESME_RINVDSTADR,
+  blacklisted: CommandStatus.blacklisted,
+  npai: CommandStatus.npai,
+  not_allowed: CommandStatus.notAllowed,
+};
 
 /** YYMMDDhhmm on the zone's wall clock, as Appendix B dates a receipt. */
 const receiptDate = (wallTime: string) =>
@@ -93,7 +97,7 @@ export function createSmppMessagesService(deps: {
   db: Db;
   clock: Clock;
   sending: Pick<SendingService, 'send'>;
-  delivery: Pick<DeliveryService, 'messageStateOf'>;
+  delivery: Pick<DeliveryService, 'messageStatesOf'>;
   campaigns: Pick<CampaignsService, 'cancel'>;
   options: {
     timezone: string;
@@ -171,6 +175,62 @@ export function createSmppMessagesService(deps: {
     return submit && (source === '' || bare(source) === bare(submit.source_addr)) ? submit : undefined;
   }
 
+  /** One send of `sm` to `destinations` through the sending service, marked in `smpp_submits` (see `submit`). */
+  async function send(
+    user: BoundUser,
+    clientIp: string,
+    sm: Omit<SmppSubmit, 'destination'>,
+    destinations: readonly string[],
+  ): Promise<{ messageId: string; unsuccessful: { destination: string; status: number }[] }> {
+    const now = clock.now();
+    const unsuccessful: { destination: string; status: number }[] = [];
+    let result: CampaignResult;
+    try {
+      result = await deps.sending.send(
+        authOf(user, clientIp),
+        {
+          text: sm.text,
+          sender: sm.source.replace(/^\+/, ''),
+          pushtype: 'alert',
+          unicode: sm.unicode ? '1' : '0',
+        },
+        destinations.map((value) => ({ value })),
+        {
+          simulate: false,
+          dueAt: sm.dueAt,
+          rejected: (destination, reason) => {
+            if (reason !== 'duplicated') unsuccessful.push({ destination, status: filteredStatus[reason] });
+          },
+          // In the send's transaction: a receipt can never come for a campaign not yet marked.
+          record: async (tx, answer) => {
+            if (answer.sent === 0 || answer.ticket === undefined) return;
+            await smppMessagesRepo.insertSubmit(tx, {
+              campaign_id: Number(answer.ticket),
+              smpp_user_id: user.id,
+              source_addr: sm.source,
+              registered_delivery: sm.registeredDelivery,
+              part_ids: sm.partIds && sm.partIds.length > 0 ? sm.partIds.join(',') : null,
+              text_head: [...sm.text].slice(0, 20).join(''),
+              created_at: now,
+            });
+          },
+        },
+      );
+    } catch (error) {
+      if (error instanceof ApiError) throw refusalOf(error);
+      throw error;
+    }
+    // In the order given: the filter tells the blacklist's and the NPAI list's after the others.
+    unsuccessful.sort((a, b) => destinations.indexOf(a.destination) - destinations.indexOf(b.destination));
+    if (result.sent === 0 || result.ticket === undefined) {
+      throw new SubmitRefused(
+        unsuccessful[0]?.status ?? CommandStatus.ESME_RSUBMITFAIL,
+        'no destination kept',
+      );
+    }
+    return { messageId: result.ticket, unsuccessful };
+  }
+
   return {
     /**
      * Sends one message of the user's account, through the sending service, from a bind at `clientIp`: returns
@@ -178,42 +238,21 @@ export function createSmppMessagesService(deps: {
      * command_status to answer.
      */
     async submit(user: BoundUser, clientIp: string, sm: SmppSubmit): Promise<string> {
-      const now = clock.now();
-      let result: CampaignResult;
-      try {
-        result = await deps.sending.send(
-          authOf(user, clientIp),
-          {
-            text: sm.text,
-            sender: sm.source.replace(/^\+/, ''),
-            pushtype: 'alert',
-            unicode: sm.unicode ? '1' : '0',
-          },
-          [{ value: sm.destination }],
-          {
-            simulate: false,
-            dueAt: sm.dueAt,
-            // In the send's transaction: a receipt can never come for a campaign not yet marked.
-            record: async (tx, answer) => {
-              if (answer.sent === 0 || answer.ticket === undefined) return;
-              await smppMessagesRepo.insertSubmit(tx, {
-                campaign_id: Number(answer.ticket),
-                smpp_user_id: user.id,
-                source_addr: sm.source,
-                registered_delivery: sm.registeredDelivery,
-                part_ids: sm.partIds && sm.partIds.length > 0 ? sm.partIds.join(',') : null,
-                text_head: [...sm.text].slice(0, 20).join(''),
-                created_at: now,
-              });
-            },
-          },
-        );
-      } catch (error) {
-        if (error instanceof ApiError) throw refusalOf(error);
-        throw error;
-      }
-      if (result.sent === 0 || result.ticket === undefined) throw filteredOut(result);
-      return result.ticket;
+      return (await send(user, clientIp, sm, [sm.destination])).messageId;
+    },
+
+    /**
+     * A submit_multi: one send of the message to every destination (one campaign, one message id), and the
+     * destinations the filter kept out with the command_status each would have had alone (a repeated one is
+     * sent once and is not among them). Throws SubmitRefused when none is sent.
+     */
+    submitMulti(
+      user: BoundUser,
+      clientIp: string,
+      sm: Omit<SmppSubmit, 'destination'>,
+      destinations: readonly string[],
+    ): Promise<{ messageId: string; unsuccessful: { destination: string; status: number }[] }> {
+      return send(user, clientIp, sm, destinations);
     },
 
     eventsWritten,
@@ -236,24 +275,32 @@ export function createSmppMessagesService(deps: {
     /**
      * A query_sm: where the message the user's submit_sm got `messageId` for stands, or undefined when it is
      * not one of the user's (unknown, another user's, a source_addr other than its own, or a mark already
-     * pruned). A long message is known by the id of its last part.
+     * pruned). A long message is known by the id of its last part. A submit_multi's message is en route while
+     * any destination's is; then delivered if every one was, else as its first destination not delivered.
      */
     async query(user: BoundUser, messageId: string, source: string): Promise<QuerySmResp | undefined> {
       if (!(await ownSubmit(user, messageId, source))) return undefined;
-      const message = await deps.delivery.messageStateOf(Number(messageId));
-      if (!message) return undefined;
-      const status = message.dlr_status === null ? null : Number(message.dlr_status);
-      let messageState: number = MessageState.enroute;
-      if (message.state === 'cancelled') messageState = MessageState.deleted;
-      else if (message.state === 'delivered' || message.state === 'failed' || message.state === 'expired')
-        messageState = receiptStat(status ?? DlrStatus.notDelivered).state;
-      const final = messageState !== MessageState.enroute;
+      const messages = await deps.delivery.messageStatesOf(Number(messageId), maxDestinations);
+      if (messages.length === 0) return undefined;
+      const states = messages.map((message) => {
+        const status = message.dlr_status === null ? null : Number(message.dlr_status);
+        let messageState: number = MessageState.enroute;
+        if (message.state === 'cancelled') messageState = MessageState.deleted;
+        else if (message.state === 'delivered' || message.state === 'failed' || message.state === 'expired')
+          messageState = receiptStat(status ?? DlrStatus.notDelivered).state;
+        return { messageState, status, updatedAt: Number(message.updated_at) };
+      });
+      if (states.some((s) => s.messageState === MessageState.enroute)) {
+        return { messageId, finalDate: '', messageState: MessageState.enroute, errorCode: 0 };
+      }
+      const { messageState, status } =
+        states.find((s) => s.messageState !== MessageState.delivered) ?? states[0];
       return {
         messageId,
-        finalDate: final ? smppAbsoluteTime(Number(message.updated_at)) : '',
+        finalDate: smppAbsoluteTime(Math.max(...states.map((s) => s.updatedAt))),
         messageState,
         // The DLR status of a message that was not delivered, as a receipt's err: gives it.
-        errorCode: final && messageState !== MessageState.delivered ? (status ?? 0) & 0xff : 0,
+        errorCode: messageState !== MessageState.delivered ? (status ?? 0) & 0xff : 0,
       };
     },
 

@@ -17,18 +17,25 @@ import {
   encodeEmpty,
   encodeQuerySmResp,
   encodeResp,
+  encodeSubmitMultiResp,
   fieldsOf,
   readCancelSm,
   readDataSm,
   readQuerySm,
+  readSubmitMulti,
   readSubmitSm,
   type SubmitSm,
 } from './pdu.ts';
 import type { BindRegistry } from './smpp-binds.ts';
-import { type SmppMessagesService, SubmitRefused, wantsReceipt } from './smpp-messages.service.ts';
+import {
+  type SmppMessagesService,
+  type SmppSubmit,
+  SubmitRefused,
+  wantsReceipt,
+} from './smpp-messages.service.ts';
 import { type SessionHost, SmppSession } from './smpp-session.ts';
 import { parseSmppTime } from './smpp-time.ts';
-import type { BindRefusal, SmppUsersService } from './smpp-users.service.ts';
+import type { BindRefusal, BoundUser, SmppUsersService } from './smpp-users.service.ts';
 import { createThrottle } from './throttle.ts';
 
 const refusalStatus: Record<BindRefusal, number> = {
@@ -128,66 +135,112 @@ export function createSmppServer(deps: {
   const pump = createOutboxPump({ messages: deps.messages, receivers, log, pollMs: options.pollMs, now });
 
   /**
+   * A submit's text, read as the server takes it: its schedule parsed, the user's tps taken (`count`: one per
+   * destination), its coding checked, its part of a long message joined with the others (`to` names the
+   * message's destinations in the key). Answers the command_status refusing it, or the id to answer an earlier
+   * part with, or the whole text to send.
+   */
+  function prepared(
+    user: BoundUser,
+    sm: Omit<SubmitSm, 'destTon' | 'destNpi' | 'destination'>,
+    to: string,
+    count: number,
+  ): { refused: number } | { partId: string } | Omit<SmppSubmit, 'destination'> {
+    let dueAt: number | undefined;
+    if (sm.scheduleDeliveryTime !== '') {
+      dueAt = parseSmppTime(sm.scheduleDeliveryTime, now());
+      if (dueAt === undefined) return { refused: CommandStatus.ESME_RINVSCHED };
+    }
+    if (!throttle.take(user.id, deps.binds.tpsHere(user.id, user.tps), count))
+      return { refused: CommandStatus.ESME_RTHROTTLED };
+    if (!supportedCodings.has(sm.dataCoding)) return { refused: CommandStatus.unsupportedCoding };
+    const body = submitBody(sm);
+    if ('error' in body) return { refused: CommandStatus.ESME_RINVESMCLASS };
+    let bytes = body.bytes;
+    let partIds: string[] = [];
+    if (body.part) {
+      const id = partIdsOf.next();
+      // Kannel asks for a receipt on one part of a long message only: each part's own wish is kept.
+      const receiptId = wantsReceipt(sm.registeredDelivery) ? id : undefined;
+      const whole = concatenation.add(user.id, sm.source, to, sm.dataCoding, body.part, bytes, receiptId);
+      // An earlier part: answered at once (a client with a window of one sends the next only then), under an
+      // id of its own; the message is sent and charged with its last part, and each part that asked gets a receipt.
+      if (whole === undefined) return { partId: id };
+      if ('error' in whole) return { refused: CommandStatus.ESME_RINVESMCLASS };
+      bytes = whole.bytes;
+      partIds = whole.otherIds;
+    }
+    return {
+      source: sm.source,
+      text: decodeText(sm.dataCoding, bytes),
+      unicode: sm.dataCoding === 8,
+      registeredDelivery: sm.registeredDelivery,
+      partIds,
+      dueAt,
+    };
+  }
+
+  /** The command_status of a send that threw: its refusal's, or ESME_RSYSERR (logged). */
+  function refusalOf(error: unknown, user: BoundUser): number {
+    if (error instanceof SubmitRefused) return error.status;
+    log.warn({ err: (error as Error).message, systemId: user.systemId }, 'SMPP server: submit failed');
+    return CommandStatus.ESME_RSYSERR;
+  }
+
+  /**
    * The handler of a submit_sm or a data_sm, read by `read` and answered by a PDU of command `resp`: a send of the
    * user's account.
    */
   const submitting =
     (read: (pdu: Buffer) => SubmitSm, resp: number) =>
     async (session: SmppSession, pdu: Buffer, sequence: number): Promise<Buffer> => {
-      const refuse = (status: number) => encodeResp(resp, sequence, status, '');
       const user = session.user!;
       const sm = fieldsOf(read, pdu);
-      if (!sm) return refuse(CommandStatus.ESME_RINVCMDLEN);
-      let dueAt: number | undefined;
-      if (sm.scheduleDeliveryTime !== '') {
-        dueAt = parseSmppTime(sm.scheduleDeliveryTime, now());
-        if (dueAt === undefined) return refuse(CommandStatus.ESME_RINVSCHED);
-      }
-      if (!throttle.take(user.id, deps.binds.tpsHere(user.id, user.tps)))
-        return refuse(CommandStatus.ESME_RTHROTTLED);
-      if (!supportedCodings.has(sm.dataCoding)) return refuse(CommandStatus.unsupportedCoding);
-      const body = submitBody(sm);
-      if ('error' in body) return refuse(CommandStatus.ESME_RINVESMCLASS);
-      let bytes = body.bytes;
-      let partIds: string[] = [];
-      if (body.part) {
-        const id = partIdsOf.next();
-        // Kannel asks for a receipt on one part of a long message only: each part's own wish is kept.
-        const receiptId = wantsReceipt(sm.registeredDelivery) ? id : undefined;
-        const whole = concatenation.add(
-          user.id,
-          sm.source,
-          sm.destination,
-          sm.dataCoding,
-          body.part,
-          bytes,
-          receiptId,
-        );
-        // An earlier part: answered at once (a client with a window of one sends the next only then), under an
-        // id of its own; the message is sent and charged with its last part, and each part that asked gets a receipt.
-        if (whole === undefined) return encodeResp(resp, sequence, 0, id);
-        if ('error' in whole) return refuse(CommandStatus.ESME_RINVESMCLASS);
-        bytes = whole.bytes;
-        partIds = whole.otherIds;
-      }
-      const text = decodeText(sm.dataCoding, bytes);
+      if (!sm) return encodeResp(resp, sequence, CommandStatus.ESME_RINVCMDLEN, '');
+      const ready = prepared(user, sm, sm.destination, 1);
+      if ('refused' in ready) return encodeResp(resp, sequence, ready.refused, '');
+      if ('partId' in ready) return encodeResp(resp, sequence, 0, ready.partId);
       try {
         const messageId = await deps.messages.submit(user, session.clientIp, {
-          source: sm.source,
+          ...ready,
           destination: sm.destination,
-          text,
-          unicode: sm.dataCoding === 8,
-          registeredDelivery: sm.registeredDelivery,
-          partIds,
-          dueAt,
         });
         return encodeResp(resp, sequence, 0, messageId);
       } catch (error) {
-        if (error instanceof SubmitRefused) return refuse(error.status);
-        log.warn({ err: (error as Error).message, systemId: user.systemId }, 'SMPP server: submit failed');
-        return refuse(CommandStatus.ESME_RSYSERR);
+        return encodeResp(resp, sequence, refusalOf(error, user), '');
       }
     };
+
+  /**
+   * A submit_multi: one send to its destinations (a distribution list name is refused, the server keeps
+   * none), answered with the message id and the destinations not sent, each with the status it would have had
+   * alone.
+   */
+  async function submitMulti(session: SmppSession, pdu: Buffer, sequence: number): Promise<Buffer> {
+    const user = session.user!;
+    const sm = fieldsOf(readSubmitMulti, pdu);
+    if (!sm) return encodeSubmitMultiResp(sequence, CommandStatus.ESME_RINVCMDLEN);
+    if (sm.dlNames.length > 0) return encodeSubmitMultiResp(sequence, CommandStatus.ESME_RINVDLNAME);
+    if (sm.destinations.length === 0) return encodeSubmitMultiResp(sequence, CommandStatus.ESME_RINVNUMDESTS);
+    const addresses = sm.destinations.map((d) => d.address);
+    const ready = prepared(user, sm, addresses.join(','), addresses.length);
+    if ('refused' in ready) return encodeSubmitMultiResp(sequence, ready.refused);
+    if ('partId' in ready) return encodeSubmitMultiResp(sequence, 0, ready.partId);
+    try {
+      const sent = await deps.messages.submitMulti(user, session.clientIp, ready, addresses);
+      const unsent = new Map(sent.unsuccessful.map((u) => [u.destination, u.status]));
+      const unsuccess = sm.destinations.flatMap((d) => {
+        const status = unsent.get(d.address);
+        if (status === undefined) return [];
+        // A destination given twice and refused is answered once.
+        unsent.delete(d.address);
+        return [{ ...d, status }];
+      });
+      return encodeSubmitMultiResp(sequence, 0, sent.messageId, unsuccess);
+    } catch (error) {
+      return encodeSubmitMultiResp(sequence, refusalOf(error, user));
+    }
+  }
 
   async function query(session: SmppSession, pdu: Buffer, sequence: number): Promise<Buffer> {
     const user = session.user!;
@@ -248,6 +301,7 @@ export function createSmppServer(deps: {
     },
     submit: submitting(readSubmitSm, Command.submitSmResp),
     data: submitting(readDataSm, Command.dataSmResp),
+    multi: submitMulti,
     query,
     cancel,
     acknowledged: (_session, rowId, status) => pump.acknowledged(rowId, status),

@@ -19,9 +19,10 @@ const bindModes = new Map<number, { mode: BindMode; resp: number }>([
  * The requests of a bound transmitter or transceiver, each answered by its host's handler (refused, an empty
  * response of its kind: SMPP 3.4 sends no body with a non-zero command_status).
  */
-const asking = new Map<number, { resp: number; handler: 'submit' | 'data' | 'query' | 'cancel' }>([
+const asking = new Map<number, { resp: number; handler: 'submit' | 'data' | 'multi' | 'query' | 'cancel' }>([
   [Command.submitSm, { resp: Command.submitSmResp, handler: 'submit' }],
   [Command.dataSm, { resp: Command.dataSmResp, handler: 'data' }],
+  [Command.submitMulti, { resp: Command.submitMultiResp, handler: 'multi' }],
   [Command.querySm, { resp: Command.querySmResp, handler: 'query' }],
   [Command.cancelSm, { resp: Command.cancelSmResp, handler: 'cancel' }],
 ]);
@@ -36,6 +37,8 @@ export interface SessionHost {
   submit(session: SmppSession, pdu: Buffer, sequence: number): Promise<Buffer>;
   /** The data_sm_resp of a data_sm: a submit_sm's text in message_payload (the session is bound to submit). */
   data(session: SmppSession, pdu: Buffer, sequence: number): Promise<Buffer>;
+  /** The submit_multi_resp of a submit_multi (the session is bound to submit). */
+  multi(session: SmppSession, pdu: Buffer, sequence: number): Promise<Buffer>;
   /** The query_sm_resp of a query_sm (the session is bound to submit). */
   query(session: SmppSession, pdu: Buffer, sequence: number): Promise<Buffer>;
   /** The cancel_sm_resp of a cancel_sm (the session is bound to submit). */
@@ -167,7 +170,7 @@ export class SmppSession {
       );
       return;
     }
-    // replace_sm, submit_multi and anything unknown: not served.
+    // replace_sm and anything unknown: not served.
     this.write(encodeEmpty(Command.genericNack, sequence, CommandStatus.ESME_RINVCMDID));
   }
 

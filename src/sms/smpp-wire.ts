@@ -25,6 +25,8 @@ export const CommandId = {
   enquireLinkResp: 0x80000015,
   dataSm: 0x00000103,
   dataSmResp: 0x80000103,
+  submitMulti: 0x00000021,
+  submitMultiResp: 0x80000021,
   alertNotification: 0x00000102,
 } as const;
 

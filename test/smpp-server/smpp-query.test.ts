@@ -3,7 +3,7 @@
 // EXPIRED, DELETED), the final_date once final and, for a message not delivered, its DLR status as error_code.
 // An id that is not the user's own message is ESME_RQUERYFAIL, never another user's state. A submit's
 // schedule_delivery_time (absolute or relative) makes it due then, and cancel_sm cancels what no worker has
-// taken yet, refunded, as DELETE /send does.
+// taken yet, refunded, as DELETE /send does. A submit_multi's message stands as its destinations' together.
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { SimulatorTransport } from '../../src/delivery/simulator/simulator-transport.ts';
 import type { SmppServer } from '../../src/smpp-server/smpp-server.ts';
@@ -137,6 +137,35 @@ describeEachDialect('SMPP server query_sm', (h) => {
     expect(await query(tx, rejected)).toMatchObject({ command_status: 0, message_state: 8, error_code: 9 });
   });
 
+  it('answers for a submit_multi: ENROUTE while a destination is, then as its first destination not delivered, or DELIVERED', async () => {
+    const tx = await bound('transmitter');
+    const multi = async (destinations: string[]) => {
+      const resp = await tx.request('submit_multi', {
+        source_addr: 'MyShop',
+        dest_address: destinations.map((destination_addr) => ({ destination_addr })),
+        short_message: Buffer.from(encodeGsm7('Where are they?')),
+      });
+      expect(resp.command_status).toBe(0);
+      return resp.message_id as string;
+    };
+    // The simulator does not deliver a number ending in 0000.
+    const mixed = await multi(['33612345230', '33612340000', '33612345231']);
+    const delivered = await multi(['33612345232', '33612345233']);
+    const alone = await submit(tx, '33612350000');
+    expect(await query(tx, mixed)).toMatchObject({ command_status: 0, message_state: 1, final_date: '' });
+    await deliverAll('DELIVRD', '000', [mixed, delivered, alone]);
+    const undelivered = await query(tx, alone);
+    expect(undelivered.message_state).toBe(5);
+    expect(await query(tx, mixed)).toMatchObject({
+      command_status: 0,
+      message_state: 5,
+      error_code: undelivered.error_code,
+    });
+    const all = await query(tx, delivered);
+    expect(all).toMatchObject({ command_status: 0, message_state: 2, error_code: 0 });
+    expect(all.final_date).toBeInstanceOf(Date);
+  });
+
   it('answers ESME_RQUERYFAIL for an id not the user’s own message, and ESME_RINVBNDSTS on a receiver', async () => {
     const tx = await bound('transmitter');
     const id = await submit(tx, '33612345204');
@@ -229,5 +258,19 @@ describeEachDialect('SMPP server query_sm', (h) => {
       expect((await cancel(tx, unknown)).command_status).toBe(0x11);
     const rx = await bound('receiver');
     expect((await cancel(rx, sent)).command_status).toBe(0x04);
+
+    // A scheduled submit_multi is cancelled whole: every destination, every credit back.
+    const beforeMulti = await credits();
+    const multi = await tx.request('submit_multi', {
+      source_addr: 'MyShop',
+      dest_address: ['33612345222', '33612345223'].map((destination_addr) => ({ destination_addr })),
+      schedule_delivery_time: absolute(h().clock.now() + 3_600_000, 0),
+      short_message: Buffer.from(encodeGsm7('Later, both')),
+    });
+    expect(multi.command_status).toBe(0);
+    expect(await credits()).toBe(beforeMulti - 2);
+    expect((await cancel(tx, multi.message_id as string)).command_status).toBe(0);
+    expect(await credits()).toBe(beforeMulti);
+    expect((await query(tx, multi.message_id as string)).message_state).toBe(4);
   });
 });

@@ -117,6 +117,33 @@ describeEachDialect('SMPP server receipts', (h) => {
     for (const esme of open.splice(0)) await esme.close();
   });
 
+  it('sends a receipt for each destination of a submit_multi, each under the one id its answer gave', async () => {
+    const { esme: trx } = await bindEsme(port, 'transceiver', 'dlr', 'pw');
+    open.push(trx);
+    const to = ['33612345108', '33612345109'];
+    const resp = await trx.request('submit_multi', {
+      source_addr: 'MyShop',
+      dest_address: to.map((destination_addr) => ({ dest_addr_ton: 1, dest_addr_npi: 1, destination_addr })),
+      registered_delivery: 1,
+      data_coding: 0,
+      short_message: gsm('To both of you'),
+    });
+    expect(resp.command_status).toBe(0);
+    const receipts = () => trx.delivered.filter((d) => d.receipted_message_id === resp.message_id);
+    await waitFor(() => receipts().length === 2, 'a receipt per destination');
+    expect(
+      receipts()
+        .map((d) => d.source_addr)
+        .sort(),
+    ).toEqual(to);
+    for (const receipt of receipts()) {
+      expect((receipt.short_message as { message: string }).message).toMatch(
+        new RegExp(`^id:${resp.message_id} sub:001 dlvrd:001 .* stat:DELIVRD err:003 text:To both of you$`),
+      );
+    }
+    for (const esme of open.splice(0)) await esme.close();
+  });
+
   it('sends a receipt for each part id of a long message, all with the message’s outcome', async () => {
     const { esme: trx } = await bindEsme(port, 'transceiver', 'dlr', 'pw');
     open.push(trx);

@@ -1,8 +1,8 @@
 // submit_sm through Pigeon's SMPP server is a send of the SMPP user's account through the same path as
 // POST /send: charged per part, filtered (blacklist), refused without credits, visible in GET /messages; text
 // in GSM 03.38, Latin-1 or UCS-2; long messages as UDH parts (8- and 16-bit references), SAR TLVs or
-// message_payload, joined before the send; data_sm as a submit_sm; throttled above the user's tps with
-// ESME_RTHROTTLED.
+// message_payload, joined before the send; data_sm as a submit_sm; submit_multi as one send to its destinations,
+// those kept out answered one by one; throttled above the user's tps with ESME_RTHROTTLED.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { SmppServer } from '../../src/smpp-server/smpp-server.ts';
 import { encodeGsm7, encodeUcs2 } from '../../src/sms/segments.ts';
@@ -193,6 +193,91 @@ describeEachDialect('SMPP server submit_sm', (h) => {
     expect(await credits()).toBe(before);
   });
 
+  const multi = (on: Esme, destinations: (string | { dl_name: string })[], fields: Record<string, unknown>) =>
+    on.request('submit_multi', {
+      source_addr: 'MyShop',
+      data_coding: 0,
+      dest_address: destinations.map((d) =>
+        typeof d === 'string' ? { dest_addr_ton: 1, dest_addr_npi: 1, destination_addr: d } : d,
+      ),
+      ...fields,
+    });
+
+  it('sends a submit_multi as one campaign: one message id, charged per destination sent; those kept out in unsuccess_sme with their status', async () => {
+    const listed = number();
+    await call(h().app, 'POST', '/blacklist', {
+      token: account.token,
+      json: { blacklist: { contacts: { gsm: [{ value: listed }] } } },
+    });
+    const [first, second] = [number(), number()];
+    const before = await credits();
+    const resp = await multi(esme, [first, listed, second, '12', first], {
+      short_message: gsm('To you all'),
+    });
+    expect(resp.command).toBe('submit_multi_resp');
+    expect(resp.command_status).toBe(0);
+    expect(resp.message_id).toMatch(/^\d+$/);
+    // The repeated destination is sent once, and is not unsuccessful.
+    expect(resp.unsuccess_sme).toEqual([
+      { dest_addr_ton: 1, dest_addr_npi: 1, destination_addr: listed, error_status_code: 0x400 },
+      { dest_addr_ton: 1, dest_addr_npi: 1, destination_addr: '12', error_status_code: 0x0b },
+    ]);
+    expect(await credits()).toBe(before - 2);
+    const messages = (await call(h().app, 'GET', '/messages', { token: account.token })).body.messages;
+    const mine = messages.filter((m: { campaign_id: string }) => m.campaign_id === resp.message_id);
+    expect(mine.map((m: { destination: string }) => m.destination).sort()).toEqual([first, second].sort());
+    expect(mine[0]).toMatchObject({ text: 'To you all', sender: 'MyShop' });
+  });
+
+  it('joins a long submit_multi sent in UDH parts, charged per part and destination', async () => {
+    const text = `${'m'.repeat(153)}${'n'.repeat(30)}`;
+    const parts = [text.slice(0, 153), text.slice(153)];
+    const to = [number(), number()];
+    const before = await credits();
+    const answers = [];
+    for (let i = 0; i < parts.length; i++) {
+      answers.push(
+        await multi(esme, to, {
+          esm_class: 0x40,
+          short_message: Buffer.concat([Buffer.from([5, 0, 3, 0x57, 2, i + 1]), gsm(parts[i])]),
+        }),
+      );
+    }
+    expect(answers.map((a) => a.command_status)).toEqual([0, 0]);
+    expect(answers[0].message_id).not.toBe(answers[1].message_id);
+    expect(await credits()).toBe(before - 4);
+    const messages = (await call(h().app, 'GET', '/messages', { token: account.token })).body.messages;
+    for (const destination of to) {
+      expect(messages.find((m: { destination: string }) => m.destination === destination)).toMatchObject({
+        campaign_id: answers[1].message_id,
+        text,
+        cost: 2,
+      });
+    }
+  });
+
+  it('refuses a submit_multi with a distribution list (0x34), no destination (0x33), none kept, or on a receiver (0x04), charging nothing', async () => {
+    const listed = number();
+    await call(h().app, 'POST', '/blacklist', {
+      token: account.token,
+      json: { blacklist: { contacts: { gsm: [{ value: listed }] } } },
+    });
+    const before = await credits();
+    const text = { short_message: gsm('hi') };
+    expect((await multi(esme, [number(), { dl_name: 'customers' }], text)).command_status).toBe(0x34);
+    expect((await multi(esme, [], text)).command_status).toBe(0x33);
+    const none = await multi(esme, [listed, '12'], text);
+    expect(none.command).toBe('submit_multi_resp');
+    expect(none.command_status).toBe(0x400);
+    const { esme: receiver } = await bindEsme(port, 'receiver', 'sender', 'pw');
+    try {
+      expect((await multi(receiver, [number()], text)).command_status).toBe(0x04);
+    } finally {
+      await receiver.close();
+    }
+    expect(await credits()).toBe(before);
+  });
+
   it('takes UCS-2 (data_coding 8) and Latin-1 (3) text', async () => {
     const arabic = 'مرحبا بكم 👋';
     const to = number();
@@ -238,7 +323,7 @@ describeEachDialect('SMPP server submit_sm', (h) => {
     }
   });
 
-  it('answers ESME_RTHROTTLED (0x58) above the user tps, windowed submits served concurrently', async () => {
+  it('answers ESME_RTHROTTLED (0x58) above the user tps, windowed submits served concurrently, a submit_multi counted per destination', async () => {
     const slow = await h().account({ credits: 100 });
     await h().deps.services.smppUsers.createForAccount(slow.id, {
       system_id: 'slow',
@@ -266,6 +351,28 @@ describeEachDialect('SMPP server submit_sm', (h) => {
         short_message: gsm('hi'),
       });
       expect(next.command_status).toBe(0);
+      // A submit_multi takes one per destination: two more do not fit this second; five fill a second of their own.
+      const two = [number(), number()];
+      expect(
+        (await multi(slowEsme, two, { source_addr: 'Shop', short_message: gsm('hi') })).command_status,
+      ).toBe(0);
+      expect(
+        (await multi(slowEsme, two, { source_addr: 'Shop', short_message: gsm('hi') })).command_status,
+      ).toBe(0x58);
+      h().clock.advance(1000);
+      const five = Array.from({ length: 5 }, number);
+      expect(
+        (await multi(slowEsme, five, { source_addr: 'Shop', short_message: gsm('hi') })).command_status,
+      ).toBe(0);
+      expect(
+        (
+          await slowEsme.request('submit_sm', {
+            source_addr: 'Shop',
+            destination_addr: number(),
+            short_message: gsm('hi'),
+          })
+        ).command_status,
+      ).toBe(0x58);
     } finally {
       await slowEsme.close();
     }
