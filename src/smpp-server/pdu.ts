@@ -1,6 +1,6 @@
-// The SMPP 3.4 PDUs the server reads and writes, by hand: binds, submit_sm, data_sm and submit_multi (fields and
-// the TLVs of long messages), query_sm, cancel_sm, enquire_link and unbind in; their answers, deliver_sm (receipts and
-// replies) and generic_nack out.
+// The SMPP 3.4 PDUs the server reads and writes, by hand: binds, submit_sm, data_sm and submit_multi (fields
+// and the TLVs of long messages), query_sm, cancel_sm, enquire_link and unbind in; their answers, deliver_sm
+// (receipts and replies) and generic_nack out.
 
 import {
   CommandId as Command,
@@ -31,12 +31,12 @@ export const CommandStatus = {
   ESME_RINVPASWD: 0x0e,
   ESME_RINVSYSID: 0x0f,
   ESME_RMSGQFUL: 0x14,
+  ESME_RINVNUMDESTS: 0x33,
+  ESME_RINVDLNAME: 0x34,
   ESME_RINVESMCLASS: 0x43,
   ESME_RSUBMITFAIL: 0x45,
   ESME_RTHROTTLED: 0x58,
   ESME_RINVSCHED: 0x61,
-  ESME_RINVNUMDESTS: 0x33,
-  ESME_RINVDLNAME: 0x34,
   ESME_RQUERYFAIL: 0x67,
   ESME_RINVOPTPARSTREAM: 0xc0,
   /** The recipient is on the account's blacklist. */
