@@ -405,6 +405,14 @@ export function createDeliveryService(deps: {
     },
 
     /**
+     * Up to `limit` campaigns of the account with a message to `recipient` (normalized) no worker has taken
+     * yet: an SMPP cancel_sm of every message from a source to a destination.
+     */
+    untakenCampaignsTo(accountId: number, recipient: string, limit: number): Promise<number[]> {
+      return messagesRepo.untakenCampaignsTo(db, accountId, recipient, limit);
+    },
+
+    /**
      * Where a campaign's first `limit` messages stand, in order: state, receipt status, last change (an SMPP
      * submit's campaign has one message, a submit_multi's up to 255).
      */

@@ -367,6 +367,29 @@ export const messagesRepo = {
     return Number(result.numUpdatedRows);
   },
 
+  /**
+   * Up to `limit` campaigns of the account with a message to `recipient` that no worker has taken (queued or
+   * held, never attempted): found through the recipient's index, the state only checked.
+   */
+  async untakenCampaignsTo(
+    db: Executor,
+    accountId: number,
+    recipient: string,
+    limit: number,
+  ): Promise<number[]> {
+    const rows = await db
+      .selectFrom('messages')
+      .select('campaign_id')
+      .distinct()
+      .where('recipient', '=', recipient)
+      .where('account_id', '=', accountId)
+      .where(checkedOnly('state'), 'in', ['queued', 'held'])
+      .where('attempts', '=', 0)
+      .limit(limit)
+      .execute();
+    return rows.map((r) => Number(r.campaign_id));
+  },
+
   /** Where the first `limit` messages of a campaign stand, in order: state, receipt status and last change. */
   statesOfCampaign(db: Executor, campaignId: number, limit: number) {
     return db

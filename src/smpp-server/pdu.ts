@@ -230,8 +230,9 @@ export function readQuerySm(pdu: Buffer): QuerySm {
   return { messageId, source };
 }
 
-/** A cancel_sm: the message_id to cancel (SMPP's cancel of every message from a source to a destination, with
- * an empty message_id, is not served), and its source and destination. */
+/**
+ * A cancel_sm: the message_id to cancel, or empty to cancel every message from its source to its destination.
+ */
 export interface CancelSm {
   messageId: string;
   source: string;

@@ -12,6 +12,7 @@ import type { ErasedCounts, Erasure } from '../shared/erasure.ts';
 import { ApiError, Status } from '../shared/errors.ts';
 import { zonedTime } from '../shared/zoned-time.ts';
 import { DlrStatus } from '../sms/dlr-status.ts';
+import { normalizeNumber } from '../sms/numbers.ts';
 import type { Db, Executor } from '../store/db.ts';
 import type { NewEvent } from '../store/outbox.ts';
 import { CommandStatus, MessageState, type QuerySmResp } from './pdu.ts';
@@ -47,6 +48,12 @@ export type SmppMessagesService = ReturnType<typeof createSmppMessagesService>;
 
 /** The most destinations a submit_multi carries (number_of_dests is one octet). */
 export const maxDestinations = 255;
+
+/** The most campaigns one cancel_sm by source and destination cancels. */
+const maxCancelled = 1000;
+
+/** An address as compared: a leading `+` dropped. */
+const bare = (address: string) => address.replace(/^\+/, '');
 
 /** Whether a submit_sm asks for a receipt: registered_delivery's low bits 01 (any outcome). Kannel sends 0x11. */
 export const wantsReceipt = (registeredDelivery: number) => (registeredDelivery & 0x03) === 1;
@@ -97,7 +104,7 @@ export function createSmppMessagesService(deps: {
   db: Db;
   clock: Clock;
   sending: Pick<SendingService, 'send'>;
-  delivery: Pick<DeliveryService, 'messageStatesOf'>;
+  delivery: Pick<DeliveryService, 'messageStatesOf' | 'untakenCampaignsTo'>;
   campaigns: Pick<CampaignsService, 'cancel'>;
   options: {
     timezone: string;
@@ -171,8 +178,37 @@ export function createSmppMessagesService(deps: {
   async function ownSubmit(user: BoundUser, messageId: string, source: string) {
     if (!/^[1-9]\d{0,15}$/.test(messageId)) return undefined;
     const submit = await smppMessagesRepo.submitOf(db, Number(messageId), user.id);
-    const bare = (address: string) => address.replace(/^\+/, '');
     return submit && (source === '' || bare(source) === bare(submit.source_addr)) ? submit : undefined;
+  }
+
+  /** Cancels the campaign `ticket` as DELETE /send does; false when it cannot be (taken, already cancelled). */
+  async function cancelled(user: BoundUser, clientIp: string, ticket: string): Promise<boolean> {
+    try {
+      await deps.campaigns.cancel(authOf(user, clientIp), ticket);
+      return true;
+    } catch (error) {
+      if (error instanceof ApiError) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * Cancels the user's messages from `source` to `destination` that no worker has taken: the campaigns of its
+   * submits with that one destination. How many were cancelled.
+   */
+  async function cancelTo(user: BoundUser, clientIp: string, source: string, destination: string) {
+    const recipient = normalizeNumber(destination);
+    if (recipient === undefined) return 0;
+    const campaignIds = await deps.delivery.untakenCampaignsTo(user.accountId, recipient, maxCancelled);
+    let count = 0;
+    for (const submit of await smppMessagesRepo.submitsOf(db, campaignIds)) {
+      if (Number(submit.smpp_user_id) !== user.id || bare(submit.source_addr) !== bare(source)) continue;
+      const ticket = String(submit.campaign_id);
+      // A submit_multi's campaign has other destinations: it is cancelled whole only, by its own id.
+      if ((await deps.delivery.messageStatesOf(Number(ticket), 2)).length > 1) continue;
+      if (await cancelled(user, clientIp, ticket)) count++;
+    }
+    return count;
   }
 
   /** One send of `sm` to `destinations` through the sending service, marked in `smpp_submits` (see `submit`). */
@@ -259,17 +295,20 @@ export function createSmppMessagesService(deps: {
 
     /**
      * A cancel_sm: cancels the user's message `messageId` (from `source`, or any when empty) as DELETE /send
-     * does, its cost refunded, if no worker has taken it yet (a scheduled message, mostly). Whether it was.
+     * does, its cost refunded, if no worker has taken it yet (a scheduled message, mostly). With an empty
+     * `messageId`, every such message of the user from `source` to `destination` (SMPP 3.4, 4.9.1); a
+     * submit_multi's message is cancelled only whole, by its id, never by one of its destinations. Whether any was.
      */
-    async cancel(user: BoundUser, clientIp: string, messageId: string, source: string): Promise<boolean> {
+    async cancel(
+      user: BoundUser,
+      clientIp: string,
+      messageId: string,
+      source: string,
+      destination: string,
+    ): Promise<boolean> {
+      if (messageId === '') return (await cancelTo(user, clientIp, source, destination)) > 0;
       if (!(await ownSubmit(user, messageId, source))) return false;
-      try {
-        await deps.campaigns.cancel(authOf(user, clientIp), messageId);
-        return true;
-      } catch (error) {
-        if (error instanceof ApiError) return false;
-        throw error;
-      }
+      return cancelled(user, clientIp, messageId);
     },
 
     /**

@@ -263,7 +263,13 @@ export function createSmppServer(deps: {
     const user = session.user!;
     const sm = fieldsOf(readCancelSm, pdu);
     if (!sm) return encodeEmpty(Command.cancelSmResp, sequence, CommandStatus.ESME_RINVCMDLEN);
-    const cancelled = await deps.messages.cancel(user, session.clientIp, sm.messageId, sm.source);
+    const cancelled = await deps.messages.cancel(
+      user,
+      session.clientIp,
+      sm.messageId,
+      sm.source,
+      sm.destination,
+    );
     return encodeEmpty(Command.cancelSmResp, sequence, cancelled ? 0 : CommandStatus.ESME_RCANCELFAIL);
   }
 

@@ -3,7 +3,8 @@
 // EXPIRED, DELETED), the final_date once final and, for a message not delivered, its DLR status as error_code.
 // An id that is not the user's own message is ESME_RQUERYFAIL, never another user's state. A submit's
 // schedule_delivery_time (absolute or relative) makes it due then, and cancel_sm cancels what no worker has
-// taken yet, refunded, as DELETE /send does. A submit_multi's message stands as its destinations' together.
+// taken yet, refunded, as DELETE /send does, by its id or every one from a source to a destination. A
+// submit_multi's message stands as its destinations' together.
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { SimulatorTransport } from '../../src/delivery/simulator/simulator-transport.ts';
 import type { SmppServer } from '../../src/smpp-server/smpp-server.ts';
@@ -164,6 +165,61 @@ describeEachDialect('SMPP server query_sm', (h) => {
     const all = await query(tx, delivered);
     expect(all).toMatchObject({ command_status: 0, message_state: 2, error_code: 0 });
     expect(all.final_date).toBeInstanceOf(Date);
+  });
+
+  it('cancel_sm without message_id cancels every untaken message from the source to the destination, refunded; no other', async () => {
+    const tx = await bound('transmitter');
+    const later = absolute(h().clock.now() + 3_600_000, 0);
+    const before = await credits();
+    // Two for the destination from MyShop (one written +33…), one from another sender, one to another number,
+    // and a submit_multi that includes the destination.
+    const mine = [await submit(tx, '33612345240', later), await submit(tx, '+33612345240', later)];
+    const fromOther = await tx.request('submit_sm', {
+      source_addr: 'OtherShop',
+      destination_addr: '33612345240',
+      schedule_delivery_time: later,
+      short_message: Buffer.from(encodeGsm7('Not this one')),
+    });
+    expect(fromOther.command_status).toBe(0);
+    const elsewhere = await submit(tx, '33612345241', later);
+    const multi = await tx.request('submit_multi', {
+      source_addr: 'MyShop',
+      dest_address: ['33612345240', '33612345242'].map((destination_addr) => ({ destination_addr })),
+      schedule_delivery_time: later,
+      short_message: Buffer.from(encodeGsm7('Both')),
+    });
+    expect(multi.command_status).toBe(0);
+    // Another user's cancel finds none of them.
+    const other = await bound('transmitter', 'other');
+    const byOther = await other.request('cancel_sm', {
+      message_id: '',
+      source_addr: 'MyShop',
+      destination_addr: '33612345240',
+    });
+    expect(byOther.command_status).toBe(0x11);
+    const spent = before - (await credits());
+
+    const all = await tx.request('cancel_sm', {
+      message_id: '',
+      source_addr: 'MyShop',
+      destination_addr: '0033612345240',
+    });
+    expect(all.command_status).toBe(0);
+    expect(before - (await credits())).toBe(spent - 2);
+    for (const id of mine) expect((await query(tx, id)).message_state).toBe(4);
+    for (const [id, source] of [
+      [fromOther.message_id as string, 'OtherShop'],
+      [elsewhere, 'MyShop'],
+      [multi.message_id as string, 'MyShop'],
+    ])
+      expect((await query(tx, id, source)).message_state).toBe(1);
+    // Nothing is left to cancel there.
+    const again = await tx.request('cancel_sm', {
+      message_id: '',
+      source_addr: 'MyShop',
+      destination_addr: '33612345240',
+    });
+    expect(again.command_status).toBe(0x11);
   });
 
   it('answers ESME_RQUERYFAIL for an id not the user’s own message, and ESME_RINVBNDSTS on a receiver', async () => {
