@@ -52,5 +52,6 @@ export function pruneTasksOf(
     // Receipts nobody bound to take before DLR_WAIT, and the marks of SMPP campaigns past PRUNE_EVENTS_AFTER.
     { name: 'smpp_outbox', keepMs: 0, prune: (_before, limit) => smppMessages.pruneOutbox(limit) },
     pruneTask('smpp_submits', config.PRUNE_EVENTS_AFTER, smppMessages.pruneSubmits),
+    pruneTask('smpp_parts', config.PRUNE_EVENTS_AFTER, smppMessages.pruneParts),
   ];
 }

@@ -74,8 +74,10 @@ export function submitBody(
 
 interface Pending {
   parts: (Buffer | undefined)[];
-  /** The ids answered to the parts so far whose submit asked for a receipt. */
+  /** The ids answered to the parts so far. */
   ids: string[];
+  /** Those of them whose submit asked for a receipt. */
+  receiptIds: string[];
   received: number;
   dataCoding: number;
   startedAt: number;
@@ -107,9 +109,9 @@ export function createConcatenation(options: { ttlMs: number; maxPending: number
 
   return {
     /**
-     * Adds a part, answered with `receiptId` when it asked for a receipt: the whole message's bytes, and the
-     * ids of its other parts that asked for one, once every part came; else undefined. Parts of one message
-     * in different codings are refused with an error.
+     * Adds a part, answered with `id` (`receipt`: it asked for a receipt): the whole message's bytes, the ids of
+     * its other parts, and those of them that asked for a receipt, once every part came; else undefined. Parts
+     * of one message in different codings are refused with an error.
      */
     add(
       userId: number,
@@ -118,8 +120,9 @@ export function createConcatenation(options: { ttlMs: number; maxPending: number
       dataCoding: number,
       part: PartOf,
       bytes: Buffer,
-      receiptId: string | undefined,
-    ): { bytes: Buffer; otherIds: string[] } | undefined | { error: string } {
+      id: string,
+      receipt: boolean,
+    ): { bytes: Buffer; otherIds: string[]; receiptIds: string[] } | undefined | { error: string } {
       const now = options.now();
       expire(now);
       const key = `${userId}|${source}|${destination}|${part.ref}|${part.total}`;
@@ -134,7 +137,14 @@ export function createConcatenation(options: { ttlMs: number; maxPending: number
             }
           }
         }
-        p = { parts: new Array(part.total), ids: [], received: 0, dataCoding, startedAt: now };
+        p = {
+          parts: new Array(part.total),
+          ids: [],
+          receiptIds: [],
+          received: 0,
+          dataCoding,
+          startedAt: now,
+        };
         pending.set(key, p);
         perUser.set(userId, (perUser.get(userId) ?? 0) + 1);
       }
@@ -144,11 +154,12 @@ export function createConcatenation(options: { ttlMs: number; maxPending: number
         p.received++;
       }
       if (p.received < part.total) {
-        if (receiptId !== undefined) p.ids.push(receiptId);
+        p.ids.push(id);
+        if (receipt) p.receiptIds.push(id);
         return undefined;
       }
       drop(key);
-      return { bytes: Buffer.concat(p.parts as Buffer[]), otherIds: p.ids };
+      return { bytes: Buffer.concat(p.parts as Buffer[]), otherIds: p.ids, receiptIds: p.receiptIds };
     },
     /** Messages waiting for parts (for tests and metrics). */
     size: () => pending.size,

@@ -1,11 +1,13 @@
-// SQL for what the SMPP server keeps of its messages: the campaigns its users sent (`smpp_submits`) and the
-// receipts and replies waiting for a bind (`smpp_outbox`). No rules here.
+// SQL for what the SMPP server keeps of its messages: the campaigns its users sent (`smpp_submits`), the ids
+// answered to the earlier parts of long ones (`smpp_parts`) and the receipts and replies waiting for a bind
+// (`smpp_outbox`). No rules here.
 import type { Insertable, Selectable } from 'kysely';
 import { insertRows } from '../store/bulk-insert.ts';
 import type { Executor } from '../store/db.ts';
-import type { SmppOutboxTable, SmppSubmitsTable } from '../store/schema.ts';
+import type { SmppOutboxTable, SmppPartsTable, SmppSubmitsTable } from '../store/schema.ts';
 
 export type SmppSubmitRow = Selectable<SmppSubmitsTable>;
+export type SmppPartRow = Selectable<SmppPartsTable>;
 export type SmppOutboxRow = Selectable<SmppOutboxTable>;
 export type NewOutboxRow = Omit<Insertable<SmppOutboxTable>, 'id'>;
 
@@ -34,6 +36,25 @@ export const smppMessagesRepo = {
       .where('campaign_id', '=', campaignId)
       .where('smpp_user_id', '=', userId)
       .executeTakeFirst();
+  },
+
+  /** The ids answered to the earlier parts of a long message, with the campaign it became. */
+  async insertParts(db: Executor, rows: readonly SmppPartRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    await db
+      .insertInto('smpp_parts')
+      .values([...rows])
+      .execute();
+  },
+
+  /** The campaigns an earlier part's id was answered for (one, unless two processes answered the same id). */
+  async campaignsOfPart(db: Executor, partId: number): Promise<number[]> {
+    const rows = await db
+      .selectFrom('smpp_parts')
+      .select('campaign_id')
+      .where('part_id', '=', partId)
+      .execute();
+    return rows.map((r) => Number(r.campaign_id));
   },
 
   /** The submits among `campaignIds` (most campaigns were not sent over SMPP: none of theirs). */
@@ -83,6 +104,25 @@ export const smppMessagesRepo = {
   },
 
   /** Deletes up to `limit` submits older than `before`; how many. */
+  async pruneParts(db: Executor, before: number, limit: number): Promise<number> {
+    const deleted = await db
+      .deleteFrom('smpp_parts')
+      .where((eb) =>
+        eb(
+          eb.refTuple('part_id', 'campaign_id'),
+          'in',
+          eb
+            .selectFrom('smpp_parts')
+            .select(['part_id', 'campaign_id'])
+            .where('created_at', '<', before)
+            .limit(limit)
+            .$asTuple('part_id', 'campaign_id'),
+        ),
+      )
+      .executeTakeFirst();
+    return Number(deleted.numDeletedRows);
+  },
+
   async pruneSubmits(db: Executor, before: number, limit: number): Promise<number> {
     const deleted = await db
       .deleteFrom('smpp_submits')
@@ -113,6 +153,12 @@ export const smppMessagesRepo = {
   /** A deleted user's rows. */
   async deleteOfUser(db: Executor, userId: number): Promise<void> {
     await db.deleteFrom('smpp_outbox').where('smpp_user_id', '=', userId).execute();
+    await db
+      .deleteFrom('smpp_parts')
+      .where('campaign_id', 'in', (q) =>
+        q.selectFrom('smpp_submits').select('campaign_id').where('smpp_user_id', '=', userId),
+      )
+      .execute();
     await db.deleteFrom('smpp_submits').where('smpp_user_id', '=', userId).execute();
   },
 };

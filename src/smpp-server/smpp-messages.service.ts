@@ -30,6 +30,8 @@ export interface SmppSubmit {
   registeredDelivery: number;
   /** The ids answered to the other parts of a long message that asked for a receipt: each gets one. */
   partIds?: string[];
+  /** The ids answered to every earlier part of a long message: a query_sm or cancel_sm may name any of them. */
+  earlierIds?: string[];
   /** When it is due (schedule_delivery_time); undefined: at once. */
   dueAt?: number;
 }
@@ -48,6 +50,9 @@ export type SmppMessagesService = ReturnType<typeof createSmppMessagesService>;
 
 /** The most destinations a submit_multi carries (number_of_dests is one octet). */
 export const maxDestinations = 255;
+
+/** The digits of an id answered to an earlier part of a long message (smpp-server.ts `partIdSource`). */
+const partIdDigits = 16;
 
 /** The most campaigns one cancel_sm by source and destination cancels. */
 const maxCancelled = 1000;
@@ -174,10 +179,18 @@ export function createSmppMessagesService(deps: {
     await smppMessagesRepo.insertOutbox(tx, rows);
   }
 
-  /** The user's own submit of `messageId` from `source` (empty: any), if its mark is still kept. */
+  /**
+   * The user's own submit of `messageId` (its campaign's ticket, or the id answered to one of its earlier parts)
+   * from `source` (empty: any), if its mark is still kept.
+   */
   async function ownSubmit(user: BoundUser, messageId: string, source: string) {
     if (!/^[1-9]\d{0,15}$/.test(messageId)) return undefined;
-    const submit = await smppMessagesRepo.submitOf(db, Number(messageId), user.id);
+    let submit = await smppMessagesRepo.submitOf(db, Number(messageId), user.id);
+    if (!submit && messageId.length === partIdDigits) {
+      for (const campaignId of await smppMessagesRepo.campaignsOfPart(db, Number(messageId))) {
+        submit ??= await smppMessagesRepo.submitOf(db, campaignId, user.id);
+      }
+    }
     return submit && (source === '' || bare(source) === bare(submit.source_addr)) ? submit : undefined;
   }
 
@@ -249,6 +262,14 @@ export function createSmppMessagesService(deps: {
               text_head: [...sm.text].slice(0, 20).join(''),
               created_at: now,
             });
+            await smppMessagesRepo.insertParts(
+              tx,
+              (sm.earlierIds ?? []).map((id) => ({
+                part_id: Number(id),
+                campaign_id: Number(answer.ticket),
+                created_at: now,
+              })),
+            );
           },
         },
       );
@@ -307,19 +328,20 @@ export function createSmppMessagesService(deps: {
       destination: string,
     ): Promise<boolean> {
       if (messageId === '') return (await cancelTo(user, clientIp, source, destination)) > 0;
-      if (!(await ownSubmit(user, messageId, source))) return false;
-      return cancelled(user, clientIp, messageId);
+      const submit = await ownSubmit(user, messageId, source);
+      return submit !== undefined && cancelled(user, clientIp, String(submit.campaign_id));
     },
 
     /**
      * A query_sm: where the message the user's submit_sm got `messageId` for stands, or undefined when it is
      * not one of the user's (unknown, another user's, a source_addr other than its own, or a mark already
-     * pruned). A long message is known by the id of its last part. A submit_multi's message is en route while
+     * pruned). A long message is known by the id of any of its parts. A submit_multi's message is en route while
      * any destination's is; then delivered if every one was, else as its first destination not delivered.
      */
     async query(user: BoundUser, messageId: string, source: string): Promise<QuerySmResp | undefined> {
-      if (!(await ownSubmit(user, messageId, source))) return undefined;
-      const messages = await deps.delivery.messageStatesOf(Number(messageId), maxDestinations);
+      const submit = await ownSubmit(user, messageId, source);
+      if (!submit) return undefined;
+      const messages = await deps.delivery.messageStatesOf(Number(submit.campaign_id), maxDestinations);
       if (messages.length === 0) return undefined;
       const states = messages.map((message) => {
         const status = message.dlr_status === null ? null : Number(message.dlr_status);
@@ -353,9 +375,13 @@ export function createSmppMessagesService(deps: {
       return smppMessagesRepo.deleteOutbox(db, ids);
     },
 
-    /** The prune job's tasks: outbox rows past DLR_WAIT, and marks of campaigns older than `before`. */
+    /**
+     * The prune job's tasks: outbox rows past DLR_WAIT, and marks of campaigns (and their parts' ids) older than
+     * `before`.
+     */
     pruneOutbox: (limit: number) => smppMessagesRepo.pruneOutbox(db, clock.now(), limit),
     pruneSubmits: (before: number, limit: number) => smppMessagesRepo.pruneSubmits(db, before, limit),
+    pruneParts: (before: number, limit: number) => smppMessagesRepo.pruneParts(db, before, limit),
 
     /** A number's erasure (GDPR): the receipts and replies about it still waiting, in the erasure's transaction. */
     async eraseNumber(tx: Executor, erasure: Erasure): Promise<ErasedCounts> {

@@ -158,17 +158,19 @@ export function createSmppServer(deps: {
     if ('error' in body) return { refused: CommandStatus.ESME_RINVESMCLASS };
     let bytes = body.bytes;
     let partIds: string[] = [];
+    let earlierIds: string[] = [];
     if (body.part) {
       const id = partIdsOf.next();
       // Kannel asks for a receipt on one part of a long message only: each part's own wish is kept.
-      const receiptId = wantsReceipt(sm.registeredDelivery) ? id : undefined;
-      const whole = concatenation.add(user.id, sm.source, to, sm.dataCoding, body.part, bytes, receiptId);
+      const receipt = wantsReceipt(sm.registeredDelivery);
+      const whole = concatenation.add(user.id, sm.source, to, sm.dataCoding, body.part, bytes, id, receipt);
       // An earlier part: answered at once (a client with a window of one sends the next only then), under an
       // id of its own; the message is sent and charged with its last part, and each part that asked gets a receipt.
       if (whole === undefined) return { partId: id };
       if ('error' in whole) return { refused: CommandStatus.ESME_RINVESMCLASS };
       bytes = whole.bytes;
-      partIds = whole.otherIds;
+      partIds = whole.receiptIds;
+      earlierIds = whole.otherIds;
     }
     return {
       source: sm.source,
@@ -176,6 +178,7 @@ export function createSmppServer(deps: {
       unicode: sm.dataCoding === 8,
       registeredDelivery: sm.registeredDelivery,
       partIds,
+      earlierIds,
       dueAt,
     };
   }

@@ -39,6 +39,7 @@ import * as recovery from './migrations/036-recovery.ts';
 import * as accountLimits from './migrations/037-account-limits.ts';
 import * as partsFillfactor from './migrations/038-parts-fillfactor.ts';
 import * as smppBinds from './migrations/039-smpp-binds.ts';
+import * as smppParts from './migrations/040-smpp-parts.ts';
 
 /** Migrations in order; each is told the dialect so column types can differ where they must. */
 export const migrations = {
@@ -81,6 +82,7 @@ export const migrations = {
   '037-account-limits': accountLimits,
   '038-parts-fillfactor': partsFillfactor,
   '039-smpp-binds': smppBinds,
+  '040-smpp-parts': smppParts,
 };
 
 /** Applies every pending migration. Safe to run from several processes at once (Kysely takes a lock). */

@@ -103,6 +103,13 @@ export interface SmppSubmitsTable {
   created_at: number;
 }
 
+/** The id answered to an earlier part of a long message, and the campaign the message became (migration 040). */
+export interface SmppPartsTable {
+  part_id: number;
+  campaign_id: number;
+  created_at: number;
+}
+
 /** An SMPP bind up on some process, counted while its server renews it (migration 039). */
 export interface SmppBindsTable {
   id: Generated<number>;

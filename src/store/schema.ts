@@ -14,6 +14,7 @@ import type {
   SenderIdsTable,
   SmppBindsTable,
   SmppOutboxTable,
+  SmppPartsTable,
   SmppSubmitsTable,
   SmppUsersTable,
   UserRecoveryCodesTable,
@@ -509,6 +510,7 @@ export interface Database {
   user_recovery_codes: UserRecoveryCodesTable;
   smpp_users: SmppUsersTable;
   smpp_submits: SmppSubmitsTable;
+  smpp_parts: SmppPartsTable;
   smpp_outbox: SmppOutboxTable;
   smpp_binds: SmppBindsTable;
   prices: PricesTable;
@@ -564,6 +566,7 @@ export const tableNames = Object.keys({
   user_recovery_codes: true,
   smpp_users: true,
   smpp_submits: true,
+  smpp_parts: true,
   smpp_outbox: true,
   smpp_binds: true,
   prices: true,

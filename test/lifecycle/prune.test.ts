@@ -194,6 +194,14 @@ describeEachDialect(
       }
       const keptOrphans = (await ids('orphan_receipts')).slice(2);
 
+      // The ids answered to earlier parts of long SMPP messages: three old (two of one message), one recent.
+      const part = (part_id: number, campaign_id: number, created_at: number) =>
+        db().insertInto('smpp_parts').values({ part_id, campaign_id, created_at }).execute();
+      await part(1_700_000_000_000_001, 1, old - 1);
+      await part(1_700_000_000_000_002, 1, old - 1);
+      await part(1_700_000_000_000_003, 2, old);
+      await part(1_700_000_000_000_004, 3, now);
+
       const statements: [string, number, number][] = [];
       const job1 = recordedJob(statements);
       expect(await job1.runOnce()).toEqual({
@@ -208,6 +216,7 @@ describeEachDialect(
         console_sessions: 0,
         smpp_outbox: 0,
         smpp_submits: 0,
+        smpp_parts: 3,
       });
       // Bounded: every statement asked for two rows at most, and a full one was followed by another.
       expect(statements.every(([, limit, n]) => limit === 2 && n <= 2)).toBe(true);
@@ -237,6 +246,8 @@ describeEachDialect(
       );
       expect(await ids('clicks')).toEqual([foldedAtCutoff, unfoldedOld, unfoldedRecent]);
       expect(await ids('orphan_receipts')).toEqual(keptOrphans);
+      const parts = await db().selectFrom('smpp_parts').select('part_id').execute();
+      expect(parts.map((p) => Number(p.part_id))).toEqual([1_700_000_000_000_004]);
 
       // A second pass finds nothing more; once the clock passes the cutoff rows, they go too, but the
       // unfolded click and the events still needed stay.

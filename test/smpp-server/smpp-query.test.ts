@@ -222,6 +222,39 @@ describeEachDialect('SMPP server query_sm', (h) => {
     expect(again.command_status).toBe(0x11);
   });
 
+  it('knows a long message by the id of any of its parts: query_sm and cancel_sm by an earlier part’s id', async () => {
+    const tx = await bound('transmitter');
+    const later = absolute(h().clock.now() + 3_600_000, 0);
+    const parts = ['p'.repeat(153), 'q'.repeat(20)];
+    const ids: string[] = [];
+    const before = await credits();
+    for (let i = 0; i < parts.length; i++) {
+      const r = await tx.request('submit_sm', {
+        source_addr: 'MyShop',
+        destination_addr: '33612345250',
+        esm_class: 0x40,
+        schedule_delivery_time: later,
+        short_message: Buffer.concat([
+          Buffer.from([5, 0, 3, 0x61, 2, i + 1]),
+          Buffer.from(encodeGsm7(parts[i])),
+        ]),
+      });
+      expect(r.command_status).toBe(0);
+      ids.push(r.message_id as string);
+    }
+    const [first, last] = ids;
+    expect(first).toHaveLength(16);
+    expect(await query(tx, first)).toMatchObject({ command_status: 0, message_id: first, message_state: 1 });
+    // Another user does not find it by that id either.
+    const other = await bound('transmitter', 'other');
+    expect((await query(other, first)).command_status).toBe(queryFail);
+    expect((await cancel(other, first)).command_status).toBe(0x11);
+
+    expect((await cancel(tx, first)).command_status).toBe(0);
+    expect(await credits()).toBe(before);
+    for (const id of [first, last]) expect((await query(tx, id)).message_state).toBe(4);
+  });
+
   it('answers ESME_RQUERYFAIL for an id not the user’s own message, and ESME_RINVBNDSTS on a receiver', async () => {
     const tx = await bound('transmitter');
     const id = await submit(tx, '33612345204');

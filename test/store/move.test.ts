@@ -284,7 +284,8 @@ describe.skipIf(!pgUrl)('pigeon move (SQLite to PostgreSQL)', () => {
         { user_id: owner.id, code_hash: 'b'.repeat(64), used_at: now },
       ])
       .execute();
-    // The SMPP server's: a user, a campaign one of its submits became, a receipt waiting for its bind.
+    // The SMPP server's: a user, a campaign one of its submits became (and an earlier part's id), a receipt
+    // waiting for its bind.
     const smppUser = await h.deps.services.smppUsers.createForAccount(a.id, {
       system_id: 'mover',
       password: 'pw',
@@ -306,6 +307,10 @@ describe.skipIf(!pgUrl)('pigeon move (SQLite to PostgreSQL)', () => {
         text_head: 'Hello',
         created_at: now,
       })
+      .execute();
+    await db
+      .insertInto('smpp_parts')
+      .values({ part_id: 1_780_000_000_000_000, campaign_id: campaign.id, created_at: now })
       .execute();
     await db
       .insertInto('smpp_outbox')
