@@ -39,6 +39,17 @@ describeEachDialect('SMPP server submit_sm', (h) => {
 
   const submit = (fields: Record<string, unknown>) =>
     esme.request('submit_sm', { source_addr: 'MyShop', data_coding: 0, ...fields });
+  const data = (on: Esme, fields: Record<string, unknown>) =>
+    on.request('data_sm', { source_addr: 'MyShop', data_coding: 0, ...fields });
+  /** A number not used before, put on the account's blacklist. */
+  const blacklisted = async () => {
+    const listed = number();
+    await call(h().app, 'POST', '/blacklist', {
+      token: account.token,
+      json: { blacklist: { contacts: { gsm: [{ value: listed }] } } },
+    });
+    return listed;
+  };
 
   it('sends one message of the account, charged one credit, and GET /messages shows it under the id answered', async () => {
     const before = await credits();
@@ -67,11 +78,7 @@ describeEachDialect('SMPP server submit_sm', (h) => {
   });
 
   it('refuses a blacklisted destination (0x400) and an invalid one (0x0B), charging nothing', async () => {
-    const listed = number();
-    await call(h().app, 'POST', '/blacklist', {
-      token: account.token,
-      json: { blacklist: { contacts: { gsm: [{ value: listed }] } } },
-    });
+    const listed = await blacklisted();
     const before = await credits();
     expect((await submit({ destination_addr: listed, short_message: gsm('hi') })).command_status).toBe(0x400);
     expect((await submit({ destination_addr: '12', short_message: gsm('hi') })).command_status).toBe(0x0b);
@@ -120,25 +127,23 @@ describeEachDialect('SMPP server submit_sm', (h) => {
   });
 
   it('takes data_sm as a submit_sm: the text in message_payload (long, in SAR parts, or UCS-2), answered data_sm_resp with the campaign id, charged per part', async () => {
-    const data = (fields: Record<string, unknown>) =>
-      esme.request('data_sm', { source_addr: 'MyShop', data_coding: 0, ...fields });
     const before = await credits();
     const to = number();
-    const one = await data({ destination_addr: to, message_payload: gsm('Hello via data_sm') });
+    const one = await data(esme, { destination_addr: to, message_payload: gsm('Hello via data_sm') });
     expect(one.command).toBe('data_sm_resp');
     expect(one.command_status).toBe(0);
     expect(await credits()).toBe(before - 1);
 
     const text = `${'d'.repeat(153)}${'e'.repeat(20)}`;
     const long = number();
-    const whole = await data({ destination_addr: long, message_payload: gsm(text) });
+    const whole = await data(esme, { destination_addr: long, message_payload: gsm(text) });
     expect(whole.command_status).toBe(0);
     const sar = number();
     const parts = [text.slice(0, 153), text.slice(153)];
     const answers = [];
     for (let i = 0; i < parts.length; i++) {
       answers.push(
-        await data({
+        await data(esme, {
           destination_addr: sar,
           message_payload: gsm(parts[i]),
           sar_msg_ref_num: 4242,
@@ -151,7 +156,7 @@ describeEachDialect('SMPP server submit_sm', (h) => {
     const arabic = 'مرحبا data_sm';
     const unicode = number();
     expect(
-      (await data({ destination_addr: unicode, data_coding: 8, message_payload: ucs2(arabic) }))
+      (await data(esme, { destination_addr: unicode, data_coding: 8, message_payload: ucs2(arabic) }))
         .command_status,
     ).toBe(0);
     expect(await credits()).toBe(before - 1 - 2 - 2 - 1);
@@ -170,14 +175,8 @@ describeEachDialect('SMPP server submit_sm', (h) => {
   });
 
   it('refuses a data_sm as it refuses a submit_sm: a blacklisted destination (0x400), an empty text, a receiver bind (0x04)', async () => {
-    const listed = number();
-    await call(h().app, 'POST', '/blacklist', {
-      token: account.token,
-      json: { blacklist: { contacts: { gsm: [{ value: listed }] } } },
-    });
+    const listed = await blacklisted();
     const before = await credits();
-    const data = (on: Esme, fields: Record<string, unknown>) =>
-      on.request('data_sm', { source_addr: 'MyShop', data_coding: 0, ...fields });
     const refused = await data(esme, { destination_addr: listed, message_payload: gsm('hi') });
     expect(refused.command).toBe('data_sm_resp');
     expect(refused.command_status).toBe(0x400);
@@ -204,11 +203,7 @@ describeEachDialect('SMPP server submit_sm', (h) => {
     });
 
   it('sends a submit_multi as one campaign: one message id, charged per destination sent; those kept out in unsuccess_sme with their status', async () => {
-    const listed = number();
-    await call(h().app, 'POST', '/blacklist', {
-      token: account.token,
-      json: { blacklist: { contacts: { gsm: [{ value: listed }] } } },
-    });
+    const listed = await blacklisted();
     const [first, second] = [number(), number()];
     const before = await credits();
     const resp = await multi(esme, [first, listed, second, '12', first], {
@@ -257,11 +252,7 @@ describeEachDialect('SMPP server submit_sm', (h) => {
   });
 
   it('refuses a submit_multi with a distribution list (0x34), no destination (0x33), none kept, or on a receiver (0x04), charging nothing', async () => {
-    const listed = number();
-    await call(h().app, 'POST', '/blacklist', {
-      token: account.token,
-      json: { blacklist: { contacts: { gsm: [{ value: listed }] } } },
-    });
+    const listed = await blacklisted();
     const before = await credits();
     const text = { short_message: gsm('hi') };
     expect((await multi(esme, [number(), { dl_name: 'customers' }], text)).command_status).toBe(0x34);
