@@ -123,16 +123,22 @@ export interface SubmitSm extends SubmitSmFields {
   tlvs: Map<number, Buffer>;
 }
 
-/** service_type, then the source and destination addresses: how submit_sm and data_sm begin. */
-function readAddresses(r: Reader) {
+/** service_type, then the source address: how submit_sm, data_sm and submit_multi begin. */
+function readSource(r: Reader) {
   r.cString(6); // service_type
   const sourceTon = r.byte();
   const sourceNpi = r.byte();
   const source = r.cString(64);
+  return { sourceTon, sourceNpi, source };
+}
+
+/** The source, then the one destination address, of a submit_sm or a data_sm. */
+function readAddresses(r: Reader) {
+  const source = readSource(r);
   const destTon = r.byte();
   const destNpi = r.byte();
   const destination = r.cString(64);
-  return { sourceTon, sourceNpi, source, destTon, destNpi, destination };
+  return { ...source, destTon, destNpi, destination };
 }
 
 export function readSubmitSm(pdu: Buffer): SubmitSm {
@@ -173,10 +179,7 @@ export interface SubmitMulti extends Omit<SubmitSm, 'destTon' | 'destNpi' | 'des
 
 export function readSubmitMulti(pdu: Buffer): SubmitMulti {
   const r = new Reader(pdu);
-  r.cString(6); // service_type
-  const sourceTon = r.byte();
-  const sourceNpi = r.byte();
-  const source = r.cString(64);
+  const source = readSource(r);
   const count = r.byte();
   const destinations: MultiDestination[] = [];
   const dlNames: string[] = [];
@@ -189,7 +192,7 @@ export function readSubmitMulti(pdu: Buffer): SubmitMulti {
     } else if (flag === 2) dlNames.push(r.cString(64));
     else throw new MalformedPdu(`dest_flag ${flag}`);
   }
-  return { sourceTon, sourceNpi, source, destinations, dlNames, ...readSubmitTail(r) };
+  return { ...source, destinations, dlNames, ...readSubmitTail(r) };
 }
 
 /**
